@@ -1,0 +1,54 @@
+/* perfdata_write: writes perf.data in perf's own file format (PERFILE2), the file `perf script`
+ * and `perf report` read.
+ *
+ * Usage: _new() opens the file and reserves room for the header; _add_attr() once per event
+ * (before or after records, ids are what sample_id_all/PERF_SAMPLE_IDENTIFIER carry);
+ * _write() appends raw records (as the kernel or a synthesizer produced them) to the data
+ * section, buffered; _finish() writes the attrs, the feature sections and finally the
+ * header, so a file whose writer died before _finish() has a zero data size, which
+ * perf and our reader treat as "recover what is there".
+ */
+#ifndef PC_PERFDATA_WRITE_H
+#define PC_PERFDATA_WRITE_H
+
+#include "perf_abi.h"
+#include "util.h"
+
+struct perfdata_writer;
+
+/* What the feature sections say about the machine and the run.  Any NULL field is probed
+ * from the running system by _finish() (uname, /proc/cpuinfo, sysconf ...). */
+struct perfdata_meta {
+	const char *hostname;
+	const char *osrelease;
+	const char *version; /* "perfcollect-c <ver>" */
+	const char *arch;
+	int argc;            /* HEADER_CMDLINE */
+	char *const *argv;
+	int clockid;         /* HEADER_CLOCKID: clock resolution feature; -1 = none */
+	const void *tracing_data; /* HEADER_TRACING_DATA blob (tracepoints), may be NULL */
+	size_t tracing_data_size;
+};
+
+/* A DSO that samples hit, for the HEADER_BUILD_ID feature. */
+struct perfdata_build_id {
+	int32_t pid;       /* -1 for the kernel and its modules, else the owning pid */
+	bool kernel;       /* [kernel.kallsyms] or a module */
+	uint8_t id[20];
+	uint8_t size;      /* bytes of id used */
+	const char *filename;
+};
+
+struct perfdata_writer *perfdata_writer_new(const char *path);
+/* name: the event's name as perf shows it ("cpu-clock", "sched:sched_switch"). */
+int perfdata_writer_add_attr(struct perfdata_writer *w, const struct perf_event_attr *attr,
+			     const char *name, const uint64_t *ids, size_t nids);
+int perfdata_writer_write(struct perfdata_writer *w, const void *record, size_t len);
+/* Appends a PERF_RECORD_FINISHED_ROUND: every record before it may be sorted by time. */
+int perfdata_writer_finished_round(struct perfdata_writer *w);
+void perfdata_writer_add_build_id(struct perfdata_writer *w, const struct perfdata_build_id *b);
+uint64_t perfdata_writer_data_size(const struct perfdata_writer *w);
+int perfdata_writer_finish(struct perfdata_writer *w, const struct perfdata_meta *meta);
+void perfdata_writer_free(struct perfdata_writer *w);
+
+#endif

@@ -1,0 +1,54 @@
+/* symbols: turns sample addresses into "symbol (dso)" the way `perf script` prints them,
+ * in the order DESIGN.md gives: kallsyms for kernel addresses; ELF .symtab/.dynsym with
+ * separate debuginfo (build-id, debuglink) and MiniDebugInfo for file mappings; jitdump
+ * code loads chosen by time, then perf-<pid>.map for anonymous executable memory and .NET
+ * images; otherwise "[unknown]".  Every DSO is opened once and its lookups are cached.
+ *
+ * Files are found in this order: a side directory (a .trace directory being merged,
+ * holding perf-<pid>.map, perfinfo-<pid>.map, jit-<pid>.dump, kallsyms), then, while the
+ * process is alive, through /proc/<pid>/root (the target's own mount namespace), then
+ * the plain path.  JIT map files are opened safely (proc.h: safe_open_in_root()).
+ */
+#ifndef PC_SYMBOLS_H
+#define PC_SYMBOLS_H
+
+#include "machine.h"
+
+struct symbolizer;
+
+struct symbolizer_opts {
+	const char *side_dir;      /* NULL: none */
+	const char *kallsyms_path; /* NULL: side_dir/kallsyms if present, else /proc/kallsyms */
+	bool live;                 /* processes may still run: look through /proc/<pid>/root */
+};
+
+enum frame_kind { FRAME_UNKNOWN, FRAME_KERNEL, FRAME_NATIVE, FRAME_JIT };
+
+struct frame {
+	uint64_t ip;      /* as perf script prints it (dso-relative for file-backed DSOs
+			     with symbols, absolute otherwise: perf's al.addr rule) */
+	const char *sym;  /* "[unknown]" when unresolved; valid until symbolizer_free() */
+	const char *dso;  /* "[unknown]", "[kernel.kallsyms]", a path, "/tmp/perf-<pid>.map" */
+	enum frame_kind kind;
+};
+
+struct symbolizer *symbolizer_new(const struct symbolizer_opts *o);
+void symbolizer_free(struct symbolizer *s);
+struct machine *symbolizer_machine(struct symbolizer *s);
+
+/* Feed every non-sample record in stream order (delegates to machine_process). */
+void symbolizer_process(struct symbolizer *s, const struct perfdata_record *rec);
+/* Frames of a sample as perf script lists them (callchain without context markers, or
+ * just the ip when there is no callchain).  Returns the number written (<= max). */
+size_t symbolizer_frames(struct symbolizer *s, const struct perf_sample *sample,
+			 struct frame *out, size_t max);
+
+/* JIT side files that were used or looked for, for the archive and the log. */
+enum jit_file_kind { JIT_PERF_MAP, JIT_PERFINFO_MAP, JIT_DUMP };
+void symbolizer_foreach_jit_file(struct symbolizer *s,
+				 void (*fn)(void *arg, uint32_t pid, enum jit_file_kind kind,
+					    const char *found_path /* NULL = missing */,
+					    const char *why /* when missing or refused */),
+				 void *arg);
+
+#endif

@@ -1,0 +1,312 @@
+/* util: see util.h. */
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static __thread char err_buf[1024];
+
+static void verr(const char *fmt, va_list ap, int errnum)
+{
+	int n = vsnprintf(err_buf, sizeof(err_buf), fmt, ap);
+	if (errnum && n >= 0 && (size_t)n < sizeof(err_buf))
+		snprintf(err_buf + n, sizeof(err_buf) - n, ": %s", strerror(errnum));
+}
+
+int pc_err(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verr(fmt, ap, 0);
+	va_end(ap);
+	return -1;
+}
+
+int pc_err_errno(const char *fmt, ...)
+{
+	int e = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	verr(fmt, ap, e);
+	va_end(ap);
+	errno = e;
+	return -1;
+}
+
+const char *pc_strerror(void)
+{
+	return err_buf;
+}
+
+static void oom(void)
+{
+	fputs("perfcollect-c: out of memory\n", stderr);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	va_start(ap, fmt);
+	if (vasprintf(&p, fmt, ap) < 0)
+		oom();
+	va_end(ap);
+	return p;
+}
+
+void grow_array(void **buf, size_t *cap, size_t n, size_t esz)
+{
+	if (n <= *cap)
+		return;
+	size_t c = *cap ? *cap : 16;
+	while (c < n)
+		c *= 2;
+	*buf = xrealloc(*buf, c * esz);
+	*cap = c;
+}
+
+char *read_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		pc_err_errno("cannot open %s", path);
+		return NULL;
+	}
+	size_t cap = 4096, n = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		if (n + 1 >= cap)
+			buf = xrealloc(buf, cap *= 2);
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			pc_err_errno("cannot read %s", path);
+			free(buf);
+			close(fd);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	buf[n] = 0;
+	if (len)
+		*len = n;
+	return buf;
+}
+
+int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len) {
+		ssize_t r = write(fd, p, len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return pc_err_errno("write failed");
+		p += r;
+		len -= r;
+	}
+	return 0;
+}
+
+int mkdir_p(const char *path, unsigned mode)
+{
+	char *tmp = xstrdup(path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(tmp, mode) < 0 && errno != EEXIST) {
+			pc_err_errno("cannot create directory %s", tmp);
+			free(tmp);
+			return -1;
+		}
+		*p = '/';
+	}
+	int r = 0;
+	if (mkdir(tmp, mode) < 0 && errno != EEXIST)
+		r = pc_err_errno("cannot create directory %s", tmp);
+	free(tmp);
+	return r;
+}
+
+int rm_rf(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : pc_err_errno("cannot stat %s", path);
+	if (!S_ISDIR(st.st_mode))
+		return unlink(path) < 0 ? pc_err_errno("cannot remove %s", path) : 0;
+	DIR *d = opendir(path);
+	if (!d)
+		return pc_err_errno("cannot open directory %s", path);
+	struct dirent *de;
+	int r = 0;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char *sub = xasprintf("%s/%s", path, de->d_name);
+		if (rm_rf(sub) < 0)
+			r = -1;
+		free(sub);
+	}
+	closedir(d);
+	if (rmdir(path) < 0)
+		r = pc_err_errno("cannot remove %s", path);
+	return r;
+}
+
+int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (!s || !*s || *s == '-')
+		return pc_err("invalid size '%s'", s ? s : "");
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return pc_err("invalid size '%s'", s);
+	uint64_t mult = 1;
+	if (*end) {
+		switch (*end | 0x20) {
+		case 'b': mult = 1; break;
+		case 'k': mult = 1ULL << 10; break;
+		case 'm': mult = 1ULL << 20; break;
+		case 'g': mult = 1ULL << 30; break;
+		default: return pc_err("invalid size '%s' (use N, NK, NM or NG)", s);
+		}
+		end++;
+		if ((mult != 1 && (*end | 0x20) == 'b'))
+			end++;
+		if (*end)
+			return pc_err("invalid size '%s' (use N, NK, NM or NG)", s);
+	}
+	if (v > UINT64_MAX / mult)
+		return pc_err("size '%s' is too large", s);
+	*out = v * mult;
+	return 0;
+}
+
+int parse_int(const char *s, long min, long max, long *out)
+{
+	char *end;
+	errno = 0;
+	if (!s || !*s)
+		return pc_err("expected a number");
+	long v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return pc_err("invalid number '%s' (expected %ld..%ld)", s, min, max);
+	*out = v;
+	return 0;
+}
+
+bool str_startswith(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool str_endswith(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}
+
+uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+struct progress {
+	char *what;
+	uint64_t total;
+	uint64_t last_ns;
+	bool tty;
+	bool shown;
+};
+
+struct progress *progress_new(const char *what, uint64_t total)
+{
+	struct progress *p = xcalloc(1, sizeof(*p));
+	p->what = xstrdup(what);
+	p->total = total;
+	p->tty = isatty(STDERR_FILENO);
+	return p;
+}
+
+void progress_update(struct progress *p, uint64_t done)
+{
+	if (!p || !p->tty)
+		return;
+	uint64_t now = monotonic_ns();
+	if (p->shown && now - p->last_ns < 100000000ULL)
+		return;
+	p->last_ns = now;
+	p->shown = true;
+	if (p->total)
+		fprintf(stderr, "\r%s: %3u%%", p->what,
+			(unsigned)(done >= p->total ? 100 : done * 100 / p->total));
+	else
+		fprintf(stderr, "\r%s: %llu", p->what, (unsigned long long)done);
+}
+
+void progress_free(struct progress *p)
+{
+	if (!p)
+		return;
+	if (p->shown)
+		fprintf(stderr, "\r\033[K");
+	free(p->what);
+	free(p);
+}

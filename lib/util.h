@@ -1,0 +1,63 @@
+/* util: error messages, allocation that cannot fail silently, small string and file helpers.
+ *
+ * Library functions report failure by returning -1 (or NULL) after pc_err() recorded one
+ * line saying what went wrong; the command prints pc_strerror() and exits.  No lib code
+ * calls exit().
+ */
+#ifndef PC_UTIL_H
+#define PC_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define PC_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+/* Record the current error (thread-local) and return -1. */
+int pc_err(const char *fmt, ...) PC_PRINTF(1, 2);
+/* Same, appending ": strerror(errno)". */
+int pc_err_errno(const char *fmt, ...) PC_PRINTF(1, 2);
+/* The last message recorded by pc_err(); "" when none. */
+const char *pc_strerror(void);
+
+/* Allocation: abort with a message on out-of-memory (nothing sensible to do then). */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) PC_PRINTF(1, 2);
+
+/* Grow *buf (capacity *cap, element size esz) to hold at least n elements. */
+void grow_array(void **buf, size_t *cap, size_t n, size_t esz);
+
+/* Read a whole (small) file; NUL-terminated; *len gets the size without the NUL. */
+char *read_file(const char *path, size_t *len);
+/* Write all of buf, retrying on EINTR and short writes. */
+int write_all(int fd, const void *buf, size_t len);
+/* Make a directory and its parents. */
+int mkdir_p(const char *path, unsigned mode);
+/* Recursively remove a directory tree (used for temporary work directories). */
+int rm_rf(const char *path);
+
+/* Parse perfcollect sizes: "N", "NB", "NK", "NM", "NG" (case-insensitive), in bytes. */
+int parse_size(const char *s, uint64_t *out);
+/* Strict integer parsing: whole string, range checked. */
+int parse_int(const char *s, long min, long max, long *out);
+
+bool str_startswith(const char *s, const char *prefix);
+bool str_endswith(const char *s, const char *suffix);
+
+/* Seconds since the epoch, and CLOCK_MONOTONIC in ns. */
+uint64_t monotonic_ns(void);
+
+/* Progress on a terminal (stderr is a tty); silent otherwise. */
+struct progress;
+struct progress *progress_new(const char *what, uint64_t total);
+void progress_update(struct progress *p, uint64_t done);
+void progress_free(struct progress *p); /* clears the line */
+
+#endif

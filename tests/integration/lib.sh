@@ -1,0 +1,40 @@
+# Shared helpers for integration tests (sourced).  Each test is one bash script run by
+# meson with PERFCOLLECT (the binary), BUILD_DIR and TEST_SRCDIR set; exit 0 = pass,
+# 77 = skipped (with a reason on stdout), anything else = fail.
+set -u
+PC=${PERFCOLLECT:?PERFCOLLECT not set}
+WORKLOADS=${BUILD_DIR:?}/tests/workloads
+fails=0
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+pass() { echo "ok: $*"; }
+check() { # check "description" command...
+	local what=$1; shift
+	if "$@"; then pass "$what"; else fail "$what"; fi
+}
+finish() { [ "$fails" -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }; exit 0; }
+
+need_root() { [ "$(id -u)" = 0 ] || skip "needs root for perf_event_open"; }
+need_perf() { command -v perf >/dev/null || skip "Debian linux-perf (perf) is not installed"; }
+need_cmd() { command -v "$1" >/dev/null || skip "$1 is not installed"; }
+
+# A scratch directory removed at exit.
+T=$(mktemp -d /tmp/pctest.XXXXXX)
+cleanup_hooks=()
+cleanup() {
+	for h in "${cleanup_hooks[@]}"; do eval "$h" || true; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+cd "$T"
+
+# Wait (bounded) until a condition holds; used instead of sleeps.
+wait_until() { # wait_until SECONDS command...
+	local limit=$1; shift
+	local end=$((SECONDS + limit))
+	while ! "$@"; do
+		[ $SECONDS -ge $end ] && return 1
+		sleep 0.05
+	done
+}
