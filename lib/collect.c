@@ -1,0 +1,629 @@
+/* collect: see collect.h.  Order matters: the events are opened before anything is written
+ * (a permission error leaves no trace directory behind), the synthesized records go first
+ * into perf.data (time 0 sorts them before all samples), then the rings are drained until a
+ * stop condition; perf.data is finished, and post-processing runs with SIGINT answered by a
+ * "still writing" line instead of killing us. */
+#include "collect.h"
+#include "buildid.h"
+#include "dotnet_ipc.h"
+#include "log.h"
+#include "machine.h"
+#include "perfdata_read.h"
+#include "perfdata_write.h"
+#include "postprocess.h"
+#include "proc.h"
+#include "record.h"
+#include "synth.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SAMPLE_FREQ 1000
+
+struct collector {
+	const struct collect_opts *o;
+	pid_t pid; /* the target's tgid, or -1 */
+	char *trace_dir, *data_path, *zip_path;
+	struct record_event *events;
+	size_t nevents;
+	struct recorder *rec;
+	struct perfdata_writer *w;
+	struct machine *machine;
+	int sigfd, pidfd;
+	uint64_t samples, lost, records;
+	bool write_failed;
+};
+
+static const char *stop_reason(enum record_stop why, int signo)
+{
+	switch (why) {
+	case RECORD_STOP_SIGNAL:
+		return signo == SIGTERM ? "SIGTERM" : "Ctrl+C (SIGINT)";
+	case RECORD_STOP_TIME:
+		return "-collectsec elapsed";
+	case RECORD_STOP_TARGET_EXIT:
+		return "the target process exited";
+	case RECORD_STOP_ERROR:
+		return "an error";
+	}
+	return "?";
+}
+
+/* cpu-clock at 1000 Hz with user+kernel frame-pointer call stacks, CLOCK_MONOTONIC time
+ * (the clock .NET's jitdump uses), and the side-band records that let frames resolve. */
+static void default_event(struct record_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	struct perf_event_attr *a = &ev->attr;
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_CPU_CLOCK;
+	a->size = sizeof(*a);
+	a->freq = 1;
+	a->sample_freq = SAMPLE_FREQ;
+	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			 PERF_SAMPLE_CALLCHAIN;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->sample_id_all = 1;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->inherit = 1;
+	ev->name = "cpu-clock";
+}
+
+/* Hook for the options whose events another issue adds (-threadtime, -offcpu: sched
+ * tracepoints with stacks, which then need tracefs; -hwevents: PMU counters; -system:
+ * fault events).  Until then they are accepted and said to be missing. */
+static void add_optional_events(struct collector *c)
+{
+	const struct collect_opts *o = c->o;
+	const struct {
+		bool on;
+		const char *opt;
+	} pending[] = {
+	    {o->threadtime, "-threadtime"},
+	    {o->offcpu, "-offcpu"},
+	    {o->hwevents, "-hwevents"},
+	    {o->system, "-system"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(pending); i++)
+		if (pending[i].on)
+			log_warn("%s is not implemented yet; recording cpu-clock samples only",
+				 pending[i].opt);
+}
+
+static void raise_fd_limit(void)
+{
+	/* -pid opens one fd per thread per CPU: a big process needs more than 1024. */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* Marks the maps that a sample's ips fall in, for the build-id feature. */
+static void mark_hits(struct collector *c, const struct perf_event_header *h)
+{
+	struct perf_sample s;
+	if (perfdata_parse_sample(&c->events[0].attr, h, &s) < 0)
+		return;
+	bool kernel = s.cpumode == PERF_RECORD_MISC_KERNEL;
+	if (!s.nr_callchain) {
+		struct map *m = machine_find_map(c->machine, s.pid, s.ip, kernel);
+		if (m)
+			m->hit = true;
+		return;
+	}
+	for (uint64_t i = 0; i < s.nr_callchain; i++) {
+		uint64_t ip = s.callchain[i];
+		if (ip >= PERF_CONTEXT_MAX) {
+			if (ip == PERF_CONTEXT_KERNEL)
+				kernel = true;
+			else if (ip == PERF_CONTEXT_USER)
+				kernel = false;
+			continue;
+		}
+		struct map *m = machine_find_map(c->machine, s.pid, ip, kernel);
+		if (m)
+			m->hit = true;
+	}
+}
+
+static void feed_machine(struct collector *c, const struct perf_event_header *h)
+{
+	struct perfdata_record rec;
+	memset(&rec, 0, sizeof(rec));
+	rec.header = h;
+	if (perfdata_parse_sample_id(&c->events[0].attr, h, &rec.id) < 0)
+		return;
+	machine_process(c->machine, &rec);
+}
+
+static int write_record(struct collector *c, const struct perf_event_header *h)
+{
+	if (c->write_failed)
+		return -1;
+	if (perfdata_writer_write(c->w, h, h->size) < 0) {
+		c->write_failed = true;
+		return -1;
+	}
+	return 0;
+}
+
+static int on_synth(void *arg, const struct perf_event_header *h)
+{
+	struct collector *c = arg;
+	feed_machine(c, h);
+	return write_record(c, h);
+}
+
+static int on_record(void *arg, const struct perf_event_header *h, int cpu)
+{
+	struct collector *c = arg;
+	c->records++;
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		c->samples++;
+		mark_hits(c, h);
+		break;
+	case PERF_RECORD_LOST:
+		/* { u64 id; u64 lost; } */
+		if (h->size >= sizeof(*h) + 16) {
+			uint64_t n;
+			memcpy(&n, (const char *)h + sizeof(*h) + 8, sizeof(n));
+			c->lost += n;
+		}
+		break;
+	default:
+		feed_machine(c, h);
+		break;
+	}
+	return write_record(c, h);
+}
+
+static int on_pass(void *arg)
+{
+	struct collector *c = arg;
+	if (c->write_failed)
+		return -1;
+	if (perfdata_writer_finished_round(c->w) < 0) {
+		c->write_failed = true;
+		return -1;
+	}
+	return 0;
+}
+
+struct build_id_ctx {
+	struct collector *c;
+	char **seen;
+	size_t nseen, cap;
+};
+
+static bool seen_before(struct build_id_ctx *b, const char *name)
+{
+	for (size_t i = 0; i < b->nseen; i++)
+		if (!strcmp(b->seen[i], name))
+			return true;
+	grow_array((void **)&b->seen, &b->cap, b->nseen + 1, sizeof(*b->seen));
+	b->seen[b->nseen++] = xstrdup(name);
+	return false;
+}
+
+/* Reads a hit map's build-id: the kernel's from /sys/kernel/notes, a module's from
+ * /sys/module, a file's through the process's root (its own mount namespace) while it
+ * runs, else by its path, as perf does. */
+static int read_map_build_id(uint32_t pid, bool kernel, const char *name, uint8_t *id,
+			     uint8_t *size)
+{
+	if (kernel) {
+		if (str_startswith(name, "[kernel.kallsyms]"))
+			return buildid_read_kernel(id, size);
+		const char *base = strrchr(name, '/');
+		base = base ? base + 1 : name;
+		if (*base == '[')
+			base++;
+		char *mod = xstrndup(base, strcspn(base, ".]"));
+		for (char *p = mod; *p; p++)
+			if (*p == '-')
+				*p = '_';
+		char *path = xasprintf("/sys/module/%s/notes/.note.gnu.build-id", mod);
+		int rc = buildid_read_notes_file(path, id, size);
+		free(path);
+		free(mod);
+		return rc;
+	}
+	if (name[0] != '/' || str_endswith(name, " (deleted)") || str_startswith(name, "/memfd:"))
+		return -1; /* [vdso], //anon, gone files: nothing to read */
+	struct proc_status st;
+	if (proc_status((pid_t)pid, &st) == 0) {
+		int fd = safe_open_in_root((pid_t)pid, name, st.uid);
+		if (fd < 0)
+			return -1;
+		int rc = buildid_read_fd(fd, id, size);
+		close(fd);
+		return rc;
+	}
+	return buildid_read_path(name, id, size);
+}
+
+static void add_build_id(void *arg, uint32_t pid, bool kernel, const struct map *map)
+{
+	struct build_id_ctx *b = arg;
+	const char *name = map->filename;
+	if (!name)
+		return;
+	/* perf keeps one entry per DSO and names the kernel "[kernel.kallsyms]". */
+	const char *entry =
+	    kernel && str_startswith(name, "[kernel.kallsyms]") ? "[kernel.kallsyms]" : name;
+	if (seen_before(b, entry))
+		return;
+	struct perfdata_build_id bid = {.pid = -1, .kernel = kernel, .filename = entry};
+	if (map->build_id_size) {
+		memcpy(bid.id, map->build_id, map->build_id_size);
+		bid.size = map->build_id_size;
+	} else if (read_map_build_id(pid, kernel, name, bid.id, &bid.size) < 0) {
+		return;
+	}
+	perfdata_writer_add_build_id(b->c->w, &bid);
+}
+
+static void add_build_ids(struct collector *c)
+{
+	struct build_id_ctx b = {.c = c};
+	machine_foreach_hit_map(c->machine, add_build_id, &b);
+	log_info("build-ids of %zu DSOs hit by samples", b.nseen);
+	for (size_t i = 0; i < b.nseen; i++)
+		free(b.seen[i]);
+	free(b.seen);
+}
+
+static void log_start(struct collector *c)
+{
+	const struct collect_opts *o = c->o;
+	struct utsname u;
+	log_info("perfcollect-c %s: collect %s", PC_VERSION, o->name);
+	if (uname(&u) == 0)
+		log_info("kernel: %s %s %s %s", u.sysname, u.release, u.version, u.machine);
+	char *cmdline = xstrdup("");
+	for (int i = 0; i < o->argc; i++) {
+		char *next = xasprintf("%s%s%s", cmdline, i ? " " : "", o->argv[i]);
+		free(cmdline);
+		cmdline = next;
+	}
+	log_info("command line: %s", cmdline);
+	free(cmdline);
+	log_info("options: target %s, collectsec %ld (0: until stopped), buffersize %" PRIu64
+		 " (0: default), threadtime %d, offcpu %d, hwevents %d, system %d, dotnet ipc %s, "
+		 "outdir %s",
+		 c->pid > 0 ? "one process" : "all CPUs", o->collectsec, o->buffersize,
+		 o->threadtime, o->offcpu, o->hwevents, o->system, o->no_dotnet_ipc ? "off" : "on",
+		 o->outdir ? o->outdir : ".");
+	if (c->pid > 0)
+		log_info("target: pid %d, %zu threads at start", (int)c->pid,
+			 recorder_nr_threads(c->rec));
+	for (size_t i = 0; i < o->nnotes; i++)
+		log_warn("%s", o->notes[i]);
+	for (size_t e = 0; e < c->nevents; e++) {
+		size_t n;
+		recorder_event_ids(c->rec, e, &n);
+		const struct perf_event_attr *a = &c->events[e].attr;
+		log_info("event %s: type %u config %" PRIu64 ", %s %" PRIu64
+			 ", sample_type %#" PRIx64 ", clock CLOCK_MONOTONIC, %zu fds",
+			 c->events[e].name, a->type, (uint64_t)a->config,
+			 a->freq ? "frequency (Hz)" : "period", (uint64_t)a->sample_freq,
+			 (uint64_t)a->sample_type, n);
+	}
+	log_info("ring buffers: %zu CPUs, %" PRIu64 " KiB each", recorder_nr_cpus(c->rec),
+		 recorder_ring_bytes(c->rec) >> 10);
+}
+
+static int check_name(const char *name)
+{
+	if (!name || !*name)
+		return pc_err("collect needs a trace name: perfcollect-c collect <name>");
+	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return pc_err("trace name '%s' must be a plain name (use -o DIR for the directory)",
+			      name);
+	return 0;
+}
+
+/* Blocks SIGINT/SIGTERM and returns a signalfd for them, so a Ctrl+C at any time during
+ * recording ends it in an orderly way. */
+static int block_stop_signals(sigset_t *old)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	/* An ignored signal never becomes pending, and shells start background jobs with
+	 * SIGINT ignored: take the default back (blocked, so it only reaches the signalfd). */
+	sigprocmask(SIG_BLOCK, &set, old);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	int fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (fd < 0)
+		return pc_err_errno("signalfd failed");
+	return fd;
+}
+
+static char busy_msg[512];
+static size_t busy_len;
+
+static void busy_handler(int sig)
+{
+	int e = errno;
+	ssize_t r = write(STDERR_FILENO, busy_msg, busy_len);
+	(void)r;
+	errno = e;
+}
+
+/* From now on a Ctrl+C or SIGTERM only says that the trace is still being written. */
+static void protect_postprocessing(const char *zip_path, const sigset_t *old)
+{
+	snprintf(busy_msg, sizeof(busy_msg),
+		 "\nperfcollect-c: still writing %s; please wait, the trace is not lost\n",
+		 zip_path);
+	busy_len = strlen(busy_msg);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = busy_handler;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* Drop the pending signals the signalfd did not consume, then unblock. */
+	struct timespec zero = {0, 0};
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	while (sigtimedwait(&set, NULL, &zero) > 0)
+		;
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+static int open_file(struct collector *c)
+{
+	c->w = perfdata_writer_new(c->data_path);
+	if (!c->w)
+		return -1;
+	for (size_t e = 0; e < c->nevents; e++) {
+		size_t n;
+		const uint64_t *ids = recorder_event_ids(c->rec, e, &n);
+		if (perfdata_writer_add_attr(c->w, &c->events[e].attr, c->events[e].name, ids, n) <
+		    0)
+			return -1;
+	}
+	c->machine = machine_new();
+	return 0;
+}
+
+/* What already runs, as records at the start of perf.data. */
+static int synthesize(struct collector *c, const char *kallsyms)
+{
+	size_t nids;
+	const uint64_t *ids = recorder_event_ids(c->rec, 0, &nids);
+	struct synth s = {.attr = &c->events[0].attr,
+			  .id = nids ? ids[0] : 0,
+			  .emit = on_synth,
+			  .arg = c,
+			  .kallsyms_path = kallsyms};
+	uint64_t t0 = monotonic_ns();
+	if (synth_kernel(&s) < 0 ||
+	    (c->pid > 0 ? synth_process(&s, c->pid) : synth_all_processes(&s)) < 0)
+		return -1;
+	log_info("synthesized %" PRIu64 " threads and %" PRIu64 " executable maps in %" PRIu64
+		 " ms",
+		 s.nthreads, s.nmaps, (monotonic_ns() - t0) / 1000000);
+	return 0;
+}
+
+static int record_to_file(struct collector *c, enum record_stop *why, int *signo,
+			  uint64_t *duration_ns)
+{
+	const struct collect_opts *o = c->o;
+	char *kallsyms = xasprintf("%s/kallsyms", c->trace_dir);
+	bool have_kallsyms = synth_copy_kallsyms(kallsyms) == 0;
+	if (!have_kallsyms)
+		log_warn("cannot copy /proc/kallsyms (%s); kernel frames may not resolve",
+			 pc_strerror());
+	int rc = open_file(c);
+	if (rc == 0)
+		rc = synthesize(c, have_kallsyms ? kallsyms : NULL);
+	free(kallsyms);
+	if (rc < 0)
+		return -1;
+
+	if (o->collectsec > 0)
+		log_say("Collecting %s for %ld s (Ctrl+C stops earlier)...",
+			c->pid > 0 ? "the process" : "all CPUs", o->collectsec);
+	else
+		log_say("Collecting %s; press Ctrl+C to stop...",
+			c->pid > 0 ? "the process" : "all CPUs");
+	uint64_t start = monotonic_ns();
+	struct record_loop loop = {
+	    .signal_fd = c->sigfd,
+	    .pid_fd = c->pidfd,
+	    .deadline_ns = o->collectsec > 0 ? start + (uint64_t)o->collectsec * 1000000000ULL : 0,
+	    .on_record = on_record,
+	    .on_pass = on_pass,
+	    .arg = c,
+	};
+	rc = recorder_run(c->rec, &loop, why, signo);
+	*duration_ns = monotonic_ns() - start;
+	if (rc < 0)
+		log_warn("recording stopped early: %s", pc_strerror());
+	return 0;
+}
+
+static int finish_file(struct collector *c)
+{
+	add_build_ids(c);
+	char *version = xasprintf("perfcollect-c %s", PC_VERSION);
+	struct perfdata_meta meta = {
+	    .version = version,
+	    .argc = c->o->argc,
+	    .argv = c->o->argv,
+	    .clockid = CLOCK_MONOTONIC,
+	};
+	int rc = perfdata_writer_finish(c->w, &meta);
+	free(version);
+	return rc;
+}
+
+static void collector_free(struct collector *c)
+{
+	recorder_free(c->rec);
+	perfdata_writer_free(c->w);
+	machine_free(c->machine);
+	if (c->sigfd >= 0)
+		close(c->sigfd);
+	if (c->pidfd >= 0)
+		close(c->pidfd);
+	free(c->events);
+	free(c->trace_dir);
+	free(c->data_path);
+	free(c->zip_path);
+}
+
+int collect_run(const struct collect_opts *o)
+{
+	if (check_name(o->name) < 0)
+		return -1;
+	struct collector c = {.o = o, .pid = -1, .sigfd = -1, .pidfd = -1};
+	const char *outdir = o->outdir && *o->outdir ? o->outdir : ".";
+	int rc = -1;
+
+	if (o->pid > 0) {
+		struct proc_status st;
+		if (o->pid > INT32_MAX || proc_status((pid_t)o->pid, &st) < 0)
+			return pc_err("no process %ld", o->pid);
+		c.pid = st.tgid; /* a thread id given: record its whole process */
+	} else if (o->pid == 0) {
+		return pc_err("-pid needs a process id > 0");
+	}
+	if (mkdir_p(outdir, 0755) < 0)
+		return -1;
+	c.trace_dir = xasprintf("%s/%s.trace", outdir, o->name);
+	c.data_path = xasprintf("%s/perf.data", c.trace_dir);
+	c.zip_path = xasprintf("%s/%s.trace.zip", outdir, o->name);
+	struct stat sb;
+	if (lstat(c.trace_dir, &sb) == 0) {
+		pc_err("%s already exists (left by an earlier run?); remove it or choose another "
+		       "name",
+		       c.trace_dir);
+		goto out;
+	}
+
+	sigset_t old_mask;
+	c.sigfd = block_stop_signals(&old_mask);
+	if (c.sigfd < 0)
+		goto out;
+	raise_fd_limit();
+	c.events = xcalloc(1, sizeof(*c.events));
+	default_event(&c.events[0]);
+	c.nevents = 1;
+	struct recorder_opts ro = {.pid = c.pid, .ring_bytes = o->buffersize};
+	c.rec = recorder_open(&ro, c.events, c.nevents);
+	if (!c.rec)
+		goto restore;
+	if (c.pid > 0) {
+		c.pidfd = (int)syscall(SYS_pidfd_open, c.pid, 0);
+		if (c.pidfd < 0 && errno == ESRCH) {
+			pc_err("no process %d", (int)c.pid);
+			goto restore;
+		}
+	}
+
+	if (mkdir_p(c.trace_dir, 0755) < 0)
+		goto restore;
+	char *log_path = xasprintf("%s/perfcollect.log", c.trace_dir);
+	if (log_open(log_path) < 0)
+		fprintf(stderr, "perfcollect-c: warning: %s\n", pc_strerror());
+	free(log_path);
+	log_start(&c);
+	add_optional_events(&c);
+	if (c.pid > 0 && c.pidfd < 0)
+		log_warn("pidfd_open failed (%s): the target's exit will not stop recording",
+			 strerror(errno));
+	bool dotnet_enabled = c.pid > 0 && dotnet_prepare_target(c.pid, !o->no_dotnet_ipc) == 1;
+
+	enum record_stop why = RECORD_STOP_ERROR;
+	int signo = 0;
+	uint64_t duration_ns = 0;
+	int rec_rc = record_to_file(&c, &why, &signo, &duration_ns);
+	if (dotnet_enabled)
+		dotnet_finish_target(c.pid);
+	protect_postprocessing(c.zip_path, &old_mask);
+	if (rec_rc < 0) {
+		log_warn("recording failed: %s", pc_strerror());
+	} else {
+		log_info("stop reason: %s; recorded for %.3f s", stop_reason(why, signo),
+			 duration_ns / 1e9);
+		log_info("samples written: %" PRIu64 ", records: %" PRIu64, c.samples, c.records);
+		log_info("lost samples: %" PRIu64, c.lost);
+		if (c.lost)
+			log_warn("%" PRIu64 " samples were lost (the rings overflowed); a larger "
+				 "-buffersize helps",
+				 c.lost);
+		log_say("Stopped (%s): %" PRIu64 " samples in %.1f s", stop_reason(why, signo),
+			c.samples, duration_ns / 1e9);
+	}
+	recorder_free(c.rec);
+	c.rec = NULL;
+	if (c.w && finish_file(&c) < 0) {
+		log_warn("cannot finish %s: %s", c.data_path, pc_strerror());
+		rec_rc = -1;
+	}
+	perfdata_writer_free(c.w);
+	c.w = NULL;
+
+	log_say("Writing %s ...", c.zip_path);
+	struct postprocess_opts ppo = {
+	    .trace_dir = c.trace_dir,
+	    .name = o->name,
+	    .zip_path = c.zip_path,
+	    .live = true,
+	};
+	struct postprocess_stats pst;
+	memset(&pst, 0, sizeof(pst));
+	if (postprocess_run(&ppo, &pst) < 0) {
+		/* The trace directory stays: it is all the user has. */
+		log_warn("post-processing failed: %s; the raw trace stays in %s", pc_strerror(),
+			 c.trace_dir);
+		goto out_log;
+	}
+	log_close();
+	if (rm_rf(c.trace_dir) < 0)
+		fprintf(stderr, "perfcollect-c: warning: %s\n", pc_strerror());
+	fprintf(stderr, "Trace saved to %s\n", c.zip_path);
+	rc = rec_rc < 0 ? -1 : 0;
+	if (rc < 0)
+		pc_err("recording failed; what was recorded is in %s", c.zip_path);
+	goto out;
+
+restore:
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	goto out;
+out_log:
+	log_close();
+	pc_err("post-processing failed; the raw trace stays in %s", c.trace_dir);
+out:
+	collector_free(&c);
+	return rc;
+}

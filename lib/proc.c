@@ -1,0 +1,239 @@
+/* proc: see proc.h. */
+#include "proc.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool proc_exists(pid_t pid)
+{
+	char path[64];
+	if (pid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+static bool parse_pid_name(const char *name, pid_t *out)
+{
+	long v;
+	if (!isdigit((unsigned char)name[0]) || parse_int(name, 1, INT32_MAX, &v) < 0)
+		return false;
+	*out = (pid_t)v;
+	return true;
+}
+
+/* Every numeric entry of a /proc directory, sorted order is not promised. */
+static int list_pid_dir(const char *dir, pid_t **out, size_t *n)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return pc_err_errno("cannot open %s", dir);
+	pid_t *ids = NULL;
+	size_t cap = 0, cnt = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		pid_t id;
+		if (!parse_pid_name(de->d_name, &id))
+			continue;
+		grow_array((void **)&ids, &cap, cnt + 1, sizeof(*ids));
+		ids[cnt++] = id;
+	}
+	closedir(d);
+	*out = ids;
+	*n = cnt;
+	return 0;
+}
+
+int proc_threads(pid_t pid, pid_t **tids, size_t *n)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (list_pid_dir(path, tids, n) < 0) {
+		if (errno == ENOENT)
+			return pc_err("no process %d", (int)pid);
+		return -1;
+	}
+	return 0;
+}
+
+int proc_pids(pid_t **pids, size_t *n)
+{
+	return list_pid_dir("/proc", pids, n);
+}
+
+int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	if (!len)
+		return pc_err("proc_comm: empty buffer");
+	char *s = read_file(path, NULL);
+	if (!s)
+		return -1;
+	s[strcspn(s, "\n")] = 0;
+	snprintf(buf, len, "%s", s);
+	free(s);
+	return 0;
+}
+
+/* The value after "Key:" in a status file, or NULL. */
+static const char *status_field(const char *text, const char *key)
+{
+	size_t klen = strlen(key);
+	const char *line = text;
+	while (*line) {
+		if (!strncmp(line, key, klen) && line[klen] == ':')
+			return line + klen + 1;
+		const char *nl = strchr(line, '\n');
+		if (!nl)
+			break;
+		line = nl + 1;
+	}
+	return NULL;
+}
+
+int proc_status(pid_t pid, struct proc_status *st)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	char *text = read_file(path, NULL);
+	if (!text)
+		return errno == ENOENT ? pc_err("no process %d", (int)pid) : -1;
+	const char *tgid = status_field(text, "Tgid");
+	const char *ppid = status_field(text, "PPid");
+	const char *uid = status_field(text, "Uid");
+	const char *state = status_field(text, "State");
+	const char *nspid = status_field(text, "NSpid");
+	int r = 0;
+	if (!tgid || !ppid || !uid || !state) {
+		r = pc_err("%s: unexpected format", path);
+		goto out;
+	}
+	memset(st, 0, sizeof(*st));
+	st->tgid = (pid_t)strtol(tgid, NULL, 10);
+	st->ppid = (pid_t)strtol(ppid, NULL, 10);
+	st->uid = (uid_t)strtoul(uid, NULL, 10);
+	while (*state == ' ' || *state == '\t')
+		state++;
+	st->state = *state;
+	st->nspid = pid;
+	if (nspid) {
+		/* "NSpid:\t1234\t56\t1": the last one is the pid in the innermost namespace. */
+		const char *end = nspid + strcspn(nspid, "\n");
+		const char *p = nspid;
+		while (p < end) {
+			char *next;
+			long v = strtol(p, &next, 10);
+			if (next == p)
+				break;
+			if (next <= end)
+				st->nspid = (pid_t)v;
+			p = next;
+		}
+	}
+out:
+	free(text);
+	return r;
+}
+
+/* Opens one directory component below dirfd without following a symlink. */
+static int open_dir_component(int dirfd, const char *name, const char *path)
+{
+	struct stat st;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return pc_err_errno("%s", path);
+	if (S_ISLNK(st.st_mode))
+		return pc_err("%s: a component (%s) is a symlink", path, name);
+	if (!S_ISDIR(st.st_mode))
+		return pc_err("%s: %s is not a directory", path, name);
+	int fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return pc_err_errno("%s", path);
+	return fd;
+}
+
+int safe_open_in_root(pid_t pid, const char *path, uid_t owner_uid)
+{
+	if (!path || path[0] != '/')
+		return pc_err("%s: not an absolute path", path ? path : "(null)");
+	char root[64];
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	/* The root itself is a magic link into the target's mount namespace: following it is
+	 * the point; everything below it is walked one component at a time. */
+	int dirfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return errno == ENOENT ? pc_err("%s: no process %d", path, (int)pid)
+				       : pc_err_errno("cannot open %s", root);
+	char *copy = xstrdup(path);
+	char *save = NULL;
+	char *comp = strtok_r(copy, "/", &save);
+	int fd = -1;
+	if (!comp) {
+		pc_err("%s: not a regular file", path);
+		goto out;
+	}
+	for (;;) {
+		char *next = strtok_r(NULL, "/", &save);
+		if (!strcmp(comp, "..")) {
+			pc_err("%s: contains '..'", path);
+			goto out;
+		}
+		if (!next)
+			break;
+		if (strcmp(comp, ".")) {
+			int sub = open_dir_component(dirfd, comp, path);
+			if (sub < 0)
+				goto out;
+			close(dirfd);
+			dirfd = sub;
+		}
+		comp = next;
+	}
+	if (!strcmp(comp, ".")) {
+		pc_err("%s: not a regular file", path);
+		goto out;
+	}
+	/* O_PATH first: nothing is really opened (no FIFO to block on, no device to wake)
+	 * until we know it is a regular file of the right owner. */
+	int pathfd = openat(dirfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pathfd < 0) {
+		pc_err_errno("%s", path);
+		goto out;
+	}
+	struct stat st;
+	if (fstat(pathfd, &st) < 0) {
+		pc_err_errno("%s", path);
+		goto close_path;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		pc_err("%s: is a symlink", path);
+		goto close_path;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		pc_err("%s: not a regular file", path);
+		goto close_path;
+	}
+	if (st.st_uid != owner_uid && st.st_uid != 0) {
+		pc_err("%s: owned by uid %u, not the target's uid %u", path, (unsigned)st.st_uid,
+		       (unsigned)owner_uid);
+		goto close_path;
+	}
+	char self[64];
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pathfd);
+	fd = open(self, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		pc_err_errno("%s", path);
+close_path:
+	close(pathfd);
+out:
+	free(copy);
+	close(dirfd);
+	return fd;
+}

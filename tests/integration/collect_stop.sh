@@ -1,0 +1,81 @@
+# Every way a collection ends leaves a clean trace: Ctrl+C (SIGINT), SIGTERM, the -pid
+# target's exit; and Ctrl+C pressed again and again during post-processing does not lose it.
+source "$(dirname "$0")/lib.sh"
+need_root
+need_perf
+need_cmd unzip
+
+"$WORKLOADS/hot" 60 &
+hot=$!
+cleanup_hooks+=("kill $hot 2>/dev/null")
+
+# Alive and not yet a zombie (kill -0 succeeds on a zombie until it is waited for).
+running() { local st; st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null); [ -n "$st" ] && [ "$st" != Z ]; }
+
+# Starts a collection in the background; waits until it records ("Collecting" is said
+# after the events are open and the running processes are synthesized).
+start_collect() { # start_collect NAME ARGS...
+	local name=$1; shift
+	"$PC" collect "$name" "$@" 2>"$name.err" &
+	pc=$!
+	cleanup_hooks+=("kill -9 $pc 2>/dev/null")
+	wait_until 30 grep -q "Collecting" "$name.err" || fail "$name: collector never got ready"
+}
+
+# A finished trace: exit 0, zip there, trace dir gone, perf reads the samples, log says why.
+check_trace() { # check_trace NAME RC REASON
+	local name=$1 rc=$2 reason=$3
+	cat "$name.err"
+	check "$name: exit 0" test "$rc" -eq 0
+	check "$name: zip written, trace dir removed" test -s "$name.trace.zip" -a ! -e "$name.trace"
+	unzip -q "$name.trace.zip" "$name.trace/perf.data" "$name.trace/perfcollect.log" ||
+		fail "$name: unzip"
+	local n
+	n=$(perf script -i "$name.trace/perf.data" -F tid 2>"$name.perf.err" | wc -l)
+	check "$name: perf reads $n samples, no warnings" test "$n" -gt 0 -a ! -s "$name.perf.err"
+	check "$name: log says stopped by $reason" grep -q "stop reason: $reason" \
+		"$name.trace/perfcollect.log"
+}
+
+# Ctrl+C.
+start_collect int -pid "$hot"
+check "while recording: kallsyms is copied into the trace directory" \
+	grep -q ' _text$' int.trace/kallsyms
+kill -INT "$pc"
+wait "$pc"
+check_trace int $? "Ctrl+C"
+
+# SIGTERM, system-wide.
+start_collect term
+kill -TERM "$pc"
+wait "$pc"
+check_trace term $? "SIGTERM"
+
+# The target exits: the collector ends by itself.
+start_collect gone -pid "$hot"
+kill "$hot"
+wait_until 30 eval "! running $pc" || fail "gone: collector still runs after its target exited"
+wait "$pc"
+check_trace gone $? "the target process exited"
+
+# Ctrl+C, then Ctrl+C again and again while the zip is being written: it is still written.
+"$WORKLOADS/hot" 60 &
+hot=$!
+cleanup_hooks+=("kill $hot 2>/dev/null")
+start_collect twice -pid "$hot"
+kill -INT "$pc"
+wait_until 30 grep -q "Stopped" twice.err || fail "twice: never stopped"
+sent=0
+while running "$pc" && kill -INT "$pc" 2>/dev/null; do
+	sent=$((sent + 1))
+	sleep 0.01
+done
+wait "$pc"
+rc=$?
+echo "extra SIGINTs delivered during post-processing: $sent"
+check_trace twice $rc "Ctrl+C"
+if [ "$sent" -gt 0 ]; then
+	check "twice: the user is told the trace is still being written" \
+		grep -q "still writing .*twice.trace.zip" twice.err
+fi
+finish
