@@ -1,7 +1,9 @@
 /* machine: the processes, threads, comms and memory maps that a stream of perf records
  * describes (COMM, FORK, EXIT, MMAP, MMAP2), as perf's `struct machine` keeps them:
- * a fork copies the parent's maps, an exec (COMM with PERF_RECORD_MISC_COMM_EXEC) drops
- * them, a new mapping replaces the part of any older one it overlaps.  Kernel maps
+ * a fork copies the parent's maps, a new mapping replaces the part of any older one it
+ * overlaps.  An exec (COMM with PERF_RECORD_MISC_COMM_EXEC) keeps them as perf 6.1 does:
+ * a sample taken inside execve() after the COMM still unwinds through the old image, and
+ * perf script names those frames from the old maps.  Kernel maps
  * (pid -1 / misc KERNEL) are shared by all.
  */
 #ifndef PC_MACHINE_H

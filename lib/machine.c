@@ -1,0 +1,454 @@
+/* machine: see machine.h.
+ *
+ * Processes and threads live in two open-addressing hash tables keyed by pid / tid.  A
+ * process's maps are one array sorted by start and kept disjoint, so a lookup is a binary
+ * search.  File names are interned (fork copies every map of the parent, so copying
+ * strings would dominate).
+ */
+#include "machine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct maps {
+	struct map *v;
+	size_t n, cap;
+};
+
+struct process {
+	uint32_t pid;
+	struct maps maps;
+	char *comm; /* of the process leader, for threads without their own */
+};
+
+struct thread {
+	uint32_t pid, tid;
+	char *comm;
+};
+
+/* Open addressing, key 0 is a valid pid (the idle task) so slots carry a used flag. */
+struct table {
+	void **slots;
+	uint32_t *keys;
+	size_t cap, n;
+};
+
+struct machine {
+	struct table procs, threads;
+	struct maps kernel_maps;
+	struct table strings; /* interned file names, keyed by hash */
+	char **interned;
+	size_t ninterned, interned_cap;
+	char tidbuf[16];
+};
+
+static size_t hash32(uint32_t k)
+{
+	k ^= k >> 16;
+	k *= 0x7feb352d;
+	k ^= k >> 15;
+	k *= 0x846ca68b;
+	k ^= k >> 16;
+	return k;
+}
+
+static void *table_get(const struct table *t, uint32_t key)
+{
+	if (!t->cap)
+		return NULL;
+	for (size_t i = hash32(key) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+		if (!t->slots[i])
+			return NULL;
+		if (t->keys[i] == key)
+			return t->slots[i];
+	}
+}
+
+static void table_put(struct table *t, uint32_t key, void *val);
+
+static void table_grow(struct table *t)
+{
+	struct table old = *t;
+	t->cap = old.cap ? old.cap * 2 : 64;
+	t->slots = xcalloc(t->cap, sizeof(*t->slots));
+	t->keys = xcalloc(t->cap, sizeof(*t->keys));
+	t->n = 0;
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.slots[i])
+			table_put(t, old.keys[i], old.slots[i]);
+	free(old.slots);
+	free(old.keys);
+}
+
+/* Inserts or replaces. */
+static void table_put(struct table *t, uint32_t key, void *val)
+{
+	if ((t->n + 1) * 2 > t->cap)
+		table_grow(t);
+	for (size_t i = hash32(key) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+		if (!t->slots[i]) {
+			t->slots[i] = val;
+			t->keys[i] = key;
+			t->n++;
+			return;
+		}
+		if (t->keys[i] == key) {
+			t->slots[i] = val;
+			return;
+		}
+	}
+}
+
+static void table_free(struct table *t)
+{
+	free(t->slots);
+	free(t->keys);
+}
+
+static uint32_t hash_str(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* Interned strings: a chain per hash value stored as a small array of candidates. */
+struct str_bucket {
+	char **v;
+	size_t n;
+};
+
+static char *intern(struct machine *m, const char *s)
+{
+	uint32_t h = hash_str(s);
+	struct str_bucket *b = table_get(&m->strings, h);
+	if (b) {
+		for (size_t i = 0; i < b->n; i++)
+			if (!strcmp(b->v[i], s))
+				return b->v[i];
+	} else {
+		b = xcalloc(1, sizeof(*b));
+		table_put(&m->strings, h, b);
+	}
+	b->v = xrealloc(b->v, (b->n + 1) * sizeof(*b->v));
+	return b->v[b->n++] = xstrdup(s);
+}
+
+struct machine *machine_new(void)
+{
+	return xcalloc(1, sizeof(struct machine));
+}
+
+void machine_free(struct machine *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->procs.cap; i++) {
+		struct process *p = m->procs.slots[i];
+		if (p) {
+			free(p->maps.v);
+			free(p->comm);
+			free(p);
+		}
+	}
+	for (size_t i = 0; i < m->threads.cap; i++) {
+		struct thread *t = m->threads.slots[i];
+		if (t) {
+			free(t->comm);
+			free(t);
+		}
+	}
+	for (size_t i = 0; i < m->strings.cap; i++) {
+		struct str_bucket *b = m->strings.slots[i];
+		if (b) {
+			for (size_t j = 0; j < b->n; j++)
+				free(b->v[j]);
+			free(b->v);
+			free(b);
+		}
+	}
+	free(m->kernel_maps.v);
+	table_free(&m->procs);
+	table_free(&m->threads);
+	table_free(&m->strings);
+	free(m);
+}
+
+static struct process *find_process(struct machine *m, uint32_t pid, bool create)
+{
+	struct process *p = table_get(&m->procs, pid);
+	if (!p && create) {
+		p = xcalloc(1, sizeof(*p));
+		p->pid = pid;
+		table_put(&m->procs, pid, p);
+	}
+	return p;
+}
+
+static struct thread *find_thread(struct machine *m, uint32_t pid, uint32_t tid, bool create)
+{
+	struct thread *t = table_get(&m->threads, tid);
+	if (!t && create) {
+		t = xcalloc(1, sizeof(*t));
+		t->pid = pid;
+		t->tid = tid;
+		table_put(&m->threads, tid, t);
+	}
+	return t;
+}
+
+/* First map whose end is above addr. */
+static size_t maps_lower_bound(const struct maps *ms, uint64_t addr)
+{
+	size_t lo = 0, hi = ms->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ms->v[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Inserts nm, cutting away the parts of older maps it overlaps (what is left of an old
+ * map on either side stays, with its file offset moved along). */
+static void maps_insert(struct maps *ms, const struct map *nm)
+{
+	size_t i = maps_lower_bound(ms, nm->start), j = i;
+	struct map left, right;
+	bool has_left = false, has_right = false;
+	while (j < ms->n && ms->v[j].start < nm->end) {
+		const struct map *old = &ms->v[j];
+		if (old->start < nm->start) {
+			left = *old;
+			left.end = nm->start;
+			has_left = true;
+		}
+		if (old->end > nm->end) {
+			right = *old;
+			right.pgoff += nm->end - old->start;
+			right.start = nm->end;
+			has_right = true;
+		}
+		j++;
+	}
+	size_t nnew = 1 + has_left + has_right, removed = j - i;
+	grow_array((void **)&ms->v, &ms->cap, ms->n - removed + nnew, sizeof(*ms->v));
+	memmove(&ms->v[i + nnew], &ms->v[j], (ms->n - j) * sizeof(*ms->v));
+	ms->n = ms->n - removed + nnew;
+	size_t k = i;
+	if (has_left)
+		ms->v[k++] = left;
+	ms->v[k++] = *nm;
+	if (has_right)
+		ms->v[k++] = right;
+}
+
+static const char *field_string(const struct perf_event_header *h, size_t off, size_t *len)
+{
+	if (h->size <= off)
+		return NULL;
+	const char *s = (const char *)h + off;
+	size_t room = h->size - off;
+	const char *nul = memchr(s, 0, room);
+	*len = nul ? (size_t)(nul - s) : room;
+	return s;
+}
+
+static void process_mmap(struct machine *m, const struct perf_event_header *h, bool v2)
+{
+	/* common: pid, tid, addr, len, pgoff; MMAP2 adds 24 bytes of ids, prot, flags */
+	size_t fixed = sizeof(*h) + 32 + (v2 ? 32 : 0);
+	if (h->size < fixed)
+		return;
+	const uint8_t *p = (const uint8_t *)(h + 1);
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	memcpy(&pid, p, 4);
+	memcpy(&tid, p + 4, 4);
+	memcpy(&addr, p + 8, 8);
+	memcpy(&len, p + 16, 8);
+	memcpy(&pgoff, p + 24, 8);
+	if (!len || addr + len < addr)
+		return;
+	struct map nm = {.start = addr, .end = addr + len, .pgoff = pgoff};
+	if (v2) {
+		const uint8_t *q = p + 32;
+		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			nm.build_id_size = q[0] > 20 ? 20 : q[0];
+			memcpy(nm.build_id, q + 4, nm.build_id_size);
+		} else {
+			memcpy(&nm.maj, q, 4);
+			memcpy(&nm.min, q + 4, 4);
+			memcpy(&nm.ino, q + 8, 8);
+		}
+		memcpy(&nm.prot, q + 24, 4);
+		memcpy(&nm.flags, q + 28, 4);
+	} else {
+		/* MMAP v1 carries no protection; perf takes non-data maps as executable */
+		nm.prot = (h->misc & PERF_RECORD_MISC_MMAP_DATA) ? 1 /* PROT_READ */ : 4 /* EXEC */;
+	}
+	size_t flen;
+	const char *fname = field_string(h, fixed, &flen);
+	char buf[4096];
+	if (!fname)
+		flen = 0;
+	if (flen >= sizeof(buf))
+		flen = sizeof(buf) - 1;
+	memcpy(buf, fname ? fname : "", flen);
+	buf[flen] = 0;
+	nm.filename = intern(m, buf);
+
+	uint16_t mode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	if (pid == UINT32_MAX || mode == PERF_RECORD_MISC_KERNEL ||
+	    mode == PERF_RECORD_MISC_GUEST_KERNEL) {
+		maps_insert(&m->kernel_maps, &nm);
+		return;
+	}
+	find_process(m, pid, true);
+	find_thread(m, pid, tid, true);
+	maps_insert(&find_process(m, pid, false)->maps, &nm);
+}
+
+static void set_comm(char **dst, const char *s, size_t len)
+{
+	free(*dst);
+	*dst = xstrndup(s, len);
+}
+
+static void process_comm(struct machine *m, const struct perf_event_header *h)
+{
+	if (h->size < sizeof(*h) + 8)
+		return;
+	const uint8_t *p = (const uint8_t *)(h + 1);
+	uint32_t pid, tid;
+	memcpy(&pid, p, 4);
+	memcpy(&tid, p + 4, 4);
+	size_t len;
+	const char *comm = field_string(h, sizeof(*h) + 8, &len);
+	if (!comm)
+		return;
+	struct process *proc = find_process(m, pid, true);
+	struct thread *t = find_thread(m, pid, tid, true);
+	set_comm(&t->comm, comm, len);
+	if (pid == tid || !proc->comm)
+		set_comm(&proc->comm, comm, len);
+	/* exec keeps the maps, as perf does: the new image's MMAP records replace what they
+	 * overlap, and samples taken inside execve() still unwind through the old image */
+}
+
+static void process_fork(struct machine *m, const struct perf_event_header *h)
+{
+	if (h->size < sizeof(*h) + 16)
+		return;
+	const uint8_t *p = (const uint8_t *)(h + 1);
+	uint32_t pid, ppid, tid, ptid;
+	memcpy(&pid, p, 4);
+	memcpy(&ppid, p + 4, 4);
+	memcpy(&tid, p + 8, 4);
+	memcpy(&ptid, p + 12, 4);
+	struct thread *parent = find_thread(m, ppid, ptid, false);
+	struct thread *t = find_thread(m, pid, tid, true);
+	t->pid = pid;
+	if (parent && parent->comm)
+		set_comm(&t->comm, parent->comm, strlen(parent->comm));
+	if (pid == ppid) {
+		find_process(m, pid, true);
+		return; /* a new thread shares its process's maps */
+	}
+	/* A new process starts with a copy of its parent's address space, unless the record
+	 * is a synthesized one (FORK_EXEC: perf's "not a real fork" mark), whose maps follow. */
+	struct process *pp = find_process(m, ppid, false);
+	struct process *child = find_process(m, pid, true);
+	if (pp && pp != child && pp->maps.n && !(h->misc & PERF_RECORD_MISC_FORK_EXEC)) {
+		child->maps.n = 0;
+		grow_array((void **)&child->maps.v, &child->maps.cap, pp->maps.n,
+			   sizeof(*child->maps.v));
+		memcpy(child->maps.v, pp->maps.v, pp->maps.n * sizeof(*pp->maps.v));
+		child->maps.n = pp->maps.n;
+		for (size_t i = 0; i < child->maps.n; i++)
+			child->maps.v[i].hit = false;
+	}
+	if (t->comm && (pid == tid || !child->comm))
+		set_comm(&child->comm, t->comm, strlen(t->comm));
+}
+
+void machine_process(struct machine *m, const struct perfdata_record *rec)
+{
+	const struct perf_event_header *h = rec->header;
+	switch (h->type) {
+	case PERF_RECORD_MMAP:
+		process_mmap(m, h, false);
+		break;
+	case PERF_RECORD_MMAP2:
+		process_mmap(m, h, true);
+		break;
+	case PERF_RECORD_COMM:
+		process_comm(m, h);
+		break;
+	case PERF_RECORD_FORK:
+		process_fork(m, h);
+		break;
+	default:
+		/* EXIT: perf keeps the thread for samples that arrive late; so do we */
+		break;
+	}
+}
+
+struct map *machine_find_map(struct machine *m, uint32_t pid, uint64_t addr, bool kernel)
+{
+	struct maps *ms;
+	if (kernel) {
+		ms = &m->kernel_maps;
+	} else {
+		struct process *p = find_process(m, pid, false);
+		if (!p)
+			return NULL;
+		ms = &p->maps;
+	}
+	size_t i = maps_lower_bound(ms, addr);
+	if (i < ms->n && ms->v[i].start <= addr)
+		return &ms->v[i];
+	return NULL;
+}
+
+const char *machine_comm(struct machine *m, uint32_t pid, uint32_t tid)
+{
+	struct thread *t = find_thread(m, pid, tid, false);
+	if (t && t->comm)
+		return t->comm;
+	struct process *p = find_process(m, pid, false);
+	if (p && p->comm)
+		return p->comm;
+	snprintf(m->tidbuf, sizeof(m->tidbuf), ":%u", tid);
+	return m->tidbuf;
+}
+
+void machine_foreach_hit_map(struct machine *m,
+			     void (*fn)(void *arg, uint32_t pid, bool kernel,
+					const struct map *map),
+			     void *arg)
+{
+	for (size_t i = 0; i < m->kernel_maps.n; i++)
+		if (m->kernel_maps.v[i].hit)
+			fn(arg, UINT32_MAX, true, &m->kernel_maps.v[i]);
+	for (size_t s = 0; s < m->procs.cap; s++) {
+		struct process *p = m->procs.slots[s];
+		if (!p)
+			continue;
+		for (size_t i = 0; i < p->maps.n; i++)
+			if (p->maps.v[i].hit)
+				fn(arg, p->pid, false, &p->maps.v[i]);
+	}
+}
+
+void machine_foreach_pid(struct machine *m, void (*fn)(void *arg, uint32_t pid), void *arg)
+{
+	for (size_t s = 0; s < m->procs.cap; s++) {
+		struct process *p = m->procs.slots[s];
+		if (p)
+			fn(arg, p->pid);
+	}
+}

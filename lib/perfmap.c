@@ -1,0 +1,271 @@
+/* perfmap: see perfmap.h.
+ *
+ * The file is read once into one buffer; names point into it.  Entries may overlap (code
+ * re-JITted at a reused address): the loader turns them into disjoint segments, each owned
+ * by the last entry in file order that covers it, so a lookup is one binary search.
+ */
+#include "perfmap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A piece of the address space owned by one entry. */
+struct segment {
+	uint64_t start, end;
+	uint32_t entry;
+};
+
+struct perfmap {
+	char *text;
+	struct perfmap_entry *entries; /* file order */
+	size_t nentries, bad_lines;
+	struct segment *segs; /* sorted, disjoint */
+	size_t nsegs;
+};
+
+static char *read_all_fd(int fd, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		if (n + 1 >= cap)
+			buf = xrealloc(buf, cap *= 2);
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			pc_err_errno("cannot read perf map");
+			free(buf);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += r;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+static bool parse_hex(const char **p, uint64_t *out)
+{
+	const char *s = *p;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	uint64_t v = 0;
+	const char *start = s;
+	for (;; s++) {
+		int d;
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (*s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else if (*s >= 'A' && *s <= 'F')
+			d = *s - 'A' + 10;
+		else
+			break;
+		if (v >> 60)
+			return false; /* more than 64 bits */
+		v = v << 4 | d;
+	}
+	if (s == start)
+		return false;
+	*out = v;
+	*p = s;
+	return true;
+}
+
+/* "START SIZE name": START and SIZE hex (with or without 0x), name to the end of line. */
+static bool parse_line(char *line, struct perfmap_entry *e)
+{
+	const char *p = line;
+	if (!parse_hex(&p, &e->start) || *p != ' ')
+		return false;
+	p++;
+	if (!parse_hex(&p, &e->size) || *p != ' ' || e->size == 0)
+		return false;
+	p++;
+	if (!*p || e->start + e->size < e->start)
+		return false;
+	e->name = p;
+	return true;
+}
+
+/* Heap of active entries ordered by file position (highest on top). */
+struct heap {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+static void heap_push(struct heap *h, uint32_t x)
+{
+	grow_array((void **)&h->v, &h->cap, h->n + 1, sizeof(*h->v));
+	size_t i = h->n++;
+	while (i && h->v[(i - 1) / 2] < x) {
+		h->v[i] = h->v[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->v[i] = x;
+}
+
+static void heap_pop(struct heap *h)
+{
+	uint32_t x = h->v[--h->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && h->v[c + 1] > h->v[c])
+			c++;
+		if (h->v[c] <= x)
+			break;
+		h->v[i] = h->v[c];
+		i = c;
+	}
+	if (h->n)
+		h->v[i] = x;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_entry_start(const void *a, const void *b, void *arg)
+{
+	const struct perfmap_entry *base = arg;
+	const struct perfmap_entry *x = &base[*(const uint32_t *)a];
+	const struct perfmap_entry *y = &base[*(const uint32_t *)b];
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* Sweep over all entry boundaries; between two boundaries the owner is the newest entry
+ * that is active (started and not yet ended), found with a lazily pruned heap. */
+static void build_segments(struct perfmap *m)
+{
+	size_t n = m->nentries;
+	if (!n)
+		return;
+	uint64_t *cuts = xmalloc(2 * n * sizeof(*cuts));
+	uint32_t *by_start = xmalloc(n * sizeof(*by_start));
+	for (size_t i = 0; i < n; i++) {
+		cuts[2 * i] = m->entries[i].start;
+		cuts[2 * i + 1] = m->entries[i].start + m->entries[i].size;
+		by_start[i] = i;
+	}
+	qsort(cuts, 2 * n, sizeof(*cuts), cmp_u64);
+	qsort_r(by_start, n, sizeof(*by_start), cmp_entry_start, m->entries);
+
+	struct heap h = {0};
+	size_t cap = 0, next = 0;
+	for (size_t c = 0; c + 1 < 2 * n; c++) {
+		uint64_t lo = cuts[c], hi = cuts[c + 1];
+		if (lo == hi)
+			continue;
+		while (next < n && m->entries[by_start[next]].start <= lo)
+			heap_push(&h, by_start[next++]);
+		while (h.n && m->entries[h.v[0]].start + m->entries[h.v[0]].size <= lo)
+			heap_pop(&h);
+		if (!h.n)
+			continue;
+		uint32_t owner = h.v[0];
+		if (m->nsegs && m->segs[m->nsegs - 1].entry == owner &&
+		    m->segs[m->nsegs - 1].end == lo) {
+			m->segs[m->nsegs - 1].end = hi;
+			continue;
+		}
+		grow_array((void **)&m->segs, &cap, m->nsegs + 1, sizeof(*m->segs));
+		m->segs[m->nsegs++] = (struct segment){lo, hi, owner};
+	}
+	free(h.v);
+	free(cuts);
+	free(by_start);
+}
+
+struct perfmap *perfmap_load_fd(int fd)
+{
+	size_t len;
+	char *text = read_all_fd(fd, &len);
+	if (!text)
+		return NULL;
+	struct perfmap *m = xcalloc(1, sizeof(*m));
+	m->text = text;
+	size_t cap = 0;
+	char *line = text, *end = text + len;
+	while (line < end) {
+		char *nl = memchr(line, '\n', end - line);
+		char *next = nl ? nl + 1 : end;
+		if (nl)
+			*nl = 0;
+		size_t l = strlen(line); /* a NUL inside the line ends it */
+		if (l && line[l - 1] == '\r')
+			line[--l] = 0;
+		if (l) {
+			struct perfmap_entry e;
+			if (parse_line(line, &e) && m->nentries < UINT32_MAX) {
+				grow_array((void **)&m->entries, &cap, m->nentries + 1,
+					   sizeof(*m->entries));
+				m->entries[m->nentries++] = e;
+			} else {
+				m->bad_lines++;
+			}
+		}
+		line = next;
+	}
+	build_segments(m);
+	return m;
+}
+
+struct perfmap *perfmap_load(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		pc_err_errno("cannot open %s", path);
+		return NULL;
+	}
+	struct perfmap *m = perfmap_load_fd(fd);
+	close(fd);
+	return m;
+}
+
+void perfmap_free(struct perfmap *m)
+{
+	if (!m)
+		return;
+	free(m->text);
+	free(m->entries);
+	free(m->segs);
+	free(m);
+}
+
+const struct perfmap_entry *perfmap_lookup(const struct perfmap *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->nsegs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->segs[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < m->nsegs && m->segs[lo].start <= addr)
+		return &m->entries[m->segs[lo].entry];
+	return NULL;
+}
+
+size_t perfmap_count(const struct perfmap *m)
+{
+	return m->nentries;
+}
+
+size_t perfmap_bad_lines(const struct perfmap *m)
+{
+	return m->bad_lines;
+}
