@@ -93,7 +93,8 @@ static void fix_ends(struct symtab *t, bool kallsyms)
 
 void symtab_finish(struct symtab *t, bool kallsyms)
 {
-	qsort(t->syms, t->n, sizeof(*t->syms), cmp_sym);
+	if (t->n)
+		qsort(t->syms, t->n, sizeof(*t->syms), cmp_sym);
 	/* sizes first, as perf: of aliases without a size only the last one gets one, so it
 	 * is the one kept */
 	fix_ends(t, kallsyms);
