@@ -1,0 +1,227 @@
+/* report: see report.h. */
+#include "report.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "samples" -> "Samples", for column headings. */
+static const char *heading(const char *unit, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", unit);
+	buf[0] = (char)toupper((unsigned char)buf[0]);
+	return buf;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static int finish(FILE *out)
+{
+	if (fflush(out) || ferror(out))
+		return pc_err_errno("cannot write the report");
+	return 0;
+}
+
+/* perf's markers: [k] kernel, [.] user; and [j] for JIT/managed code. */
+static const char *kind_marker(enum frame_kind k)
+{
+	return k == FRAME_KERNEL ? "[k]" : k == FRAME_JIT ? "[j]" : "[.]";
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b && b[1] ? b + 1 : path;
+}
+
+struct printer {
+	FILE *out;
+	const struct calltree *t;
+	const struct functable *ft;
+	uint64_t base;
+	double limit;
+	char *prefix; /* the columns to the left of the current level */
+	size_t len, cap;
+};
+
+static bool shown(const struct printer *p, uint64_t w)
+{
+	return w && pct(w, p->base) >= p->limit;
+}
+
+static void prefix_push(struct printer *p, char first, size_t spaces)
+{
+	grow_array((void **)&p->prefix, &p->cap, p->len + spaces + 2, 1);
+	p->prefix[p->len++] = first;
+	memset(p->prefix + p->len, ' ', spaces);
+	p->len += spaces;
+	p->prefix[p->len] = '\0';
+}
+
+/* Children of `node` that pass the limit, heaviest first. */
+static size_t kept_children(const struct printer *p, uint32_t node, uint32_t **kids, size_t *cap)
+{
+	size_t n = calltree_children(p->t, node, CALLTREE_BY_TOTAL, kids, cap), k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (shown(p, calltree_node(p->t, (*kids)[i])->total))
+			(*kids)[k++] = (*kids)[i];
+	return k;
+}
+
+static void print_children(struct printer *p, uint32_t node)
+{
+	uint32_t *kids = NULL;
+	size_t cap = 0, n;
+	/* A chain where the whole weight goes on to one child: one name per line. */
+	while ((n = kept_children(p, node, &kids, &cap)) == 1 &&
+	       calltree_node(p->t, kids[0])->total == calltree_node(p->t, node)->total) {
+		node = kids[0];
+		fprintf(p->out, "%s%s\n", p->prefix,
+			functable_name(p->ft, calltree_node(p->t, node)->func));
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct calltree_node *c = calltree_node(p->t, kids[i]);
+		bool last = i + 1 == n;
+		char label[64];
+		int ll = snprintf(label, sizeof(label), "%s--%.2f%% [%llu]--", last ? " " : "|",
+				  pct(c->total, p->base), (unsigned long long)c->total);
+		fprintf(p->out, "%s|\n%s%s%s\n", p->prefix, p->prefix, label,
+			functable_name(p->ft, c->func));
+		size_t saved = p->len;
+		prefix_push(p, last ? ' ' : '|', (size_t)ll - 1);
+		print_children(p, kids[i]);
+		p->len = saved;
+		p->prefix[p->len] = '\0';
+	}
+	free(kids);
+}
+
+int report_tree(FILE *out, const struct calltree *t, const struct report_opts *o)
+{
+	struct printer p = {.out = out,
+			    .t = t,
+			    .ft = calltree_functable(t),
+			    .base = calltree_total(t),
+			    .limit = o->percent_limit};
+	uint32_t *entries = NULL;
+	size_t cap = 0, hidden = 0;
+	uint64_t hidden_w = 0;
+	size_t n = calltree_children(t, CALLTREE_ROOT, CALLTREE_BY_TOTAL, &entries, &cap);
+	char h[32];
+	fprintf(out, "# %8s  %10s  %s\n", "Overhead", heading(o->unit, h, sizeof(h)),
+		"Symbol  (shared object)");
+	for (size_t i = 0; i < n; i++) {
+		const struct calltree_node *e = calltree_node(t, entries[i]);
+		if (!shown(&p, e->total)) {
+			hidden++;
+			hidden_w += e->total;
+			continue;
+		}
+		const char *name = functable_name(p.ft, e->func);
+		const char *dso = functable_dso(p.ft, e->func);
+		fprintf(out, "\n%9.2f%%  %10llu  %s %s  (%s)\n", pct(e->total, p.base),
+			(unsigned long long)e->total, kind_marker(functable_kind(p.ft, e->func)),
+			name, *dso ? base_name(dso) : "[unknown]");
+		fprintf(out, "            |\n            ---%s\n", name);
+		p.len = 0;
+		prefix_push(&p, ' ', 14);
+		print_children(&p, entries[i]);
+	}
+	if (hidden)
+		fprintf(out, "\n# %zu more entr%s under %.2g%%: %llu %s (%.2f%%)\n", hidden,
+			hidden == 1 ? "y" : "ies", o->percent_limit, (unsigned long long)hidden_w,
+			o->unit, pct(hidden_w, p.base));
+	free(entries);
+	free(p.prefix);
+	return finish(out);
+}
+
+struct ranked {
+	const uint64_t *self, *incl;
+	const struct functable *ft;
+	bool by_incl;
+};
+
+static int rank_cmp(const void *a, const void *b, void *arg)
+{
+	const struct ranked *r = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t kx = r->by_incl ? r->incl[x] : r->self[x],
+		 ky = r->by_incl ? r->incl[y] : r->self[y];
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	uint64_t sx = r->by_incl ? r->self[x] : r->incl[x],
+		 sy = r->by_incl ? r->self[y] : r->incl[y];
+	if (sx != sy)
+		return sx > sy ? -1 : 1;
+	int c = strcmp(functable_name(r->ft, x), functable_name(r->ft, y));
+	return c ? c : (x > y) - (x < y);
+}
+
+static void top_table(FILE *out, const struct calltree *t, const struct report_opts *o,
+		      struct ranked *r, uint32_t *ids, size_t n)
+{
+	uint64_t base = calltree_total(t);
+	qsort_r(ids, n, sizeof(*ids), rank_cmp, r);
+	fprintf(out, "\n# Top functions by %s %s\n", r->by_incl ? "inclusive" : "self", o->unit);
+	fprintf(out, "# %7s  %10s  %7s  %10s  %s\n", "Self%", "Self", "Incl%", "Incl",
+		"Symbol  (shared object)");
+	size_t shown = 0;
+	for (size_t i = 0; i < n && shown < o->top; i++) {
+		uint32_t f = ids[i];
+		uint64_t key = r->by_incl ? r->incl[f] : r->self[f];
+		if (!key)
+			break;
+		const char *dso = functable_dso(r->ft, f);
+		fprintf(out, "%8.2f%%  %10llu  %6.2f%%  %10llu  %s %s  (%s)\n",
+			pct(r->self[f], base), (unsigned long long)r->self[f],
+			pct(r->incl[f], base), (unsigned long long)r->incl[f],
+			kind_marker(functable_kind(r->ft, f)), functable_name(r->ft, f),
+			*dso ? base_name(dso) : "[unknown]");
+		shown++;
+	}
+}
+
+int report_top_functions(FILE *out, const struct calltree *t, const struct report_opts *o)
+{
+	const struct functable *ft = calltree_functable(t);
+	uint64_t *self, *incl;
+	calltree_func_weights(t, &self, &incl);
+	size_t nf = functable_count(ft), n = 0;
+	uint32_t *ids = xmalloc((nf ? nf : 1) * sizeof(*ids));
+	for (uint32_t f = 0; f < nf; f++)
+		if (incl[f] && functable_kind(ft, f) != FRAME_PROCESS)
+			ids[n++] = f;
+	struct ranked r = {.self = self, .incl = incl, .ft = ft};
+	top_table(out, t, o, &r, ids, n);
+	r.by_incl = true;
+	top_table(out, t, o, &r, ids, n);
+	free(ids);
+	free(self);
+	free(incl);
+	return finish(out);
+}
+
+int report_processes(FILE *out, const struct calltree *t, const struct report_opts *o)
+{
+	const struct functable *ft = calltree_functable(t);
+	uint32_t *kids = NULL;
+	size_t cap = 0, n = calltree_children(t, CALLTREE_ROOT, CALLTREE_BY_TOTAL, &kids, &cap);
+	uint64_t base = calltree_total(t);
+	char h[32];
+	heading(o->unit, h, sizeof(h));
+	fprintf(out, "\n# %s by command\n# %7s  %10s  %s\n", h, "%", h, "Command");
+	for (size_t i = 0; i < n && i < o->top; i++) {
+		const struct calltree_node *c = calltree_node(t, kids[i]);
+		fprintf(out, "%8.2f%%  %10llu  %s\n", pct(c->total, base),
+			(unsigned long long)c->total, functable_name(ft, c->func));
+	}
+	if (n > o->top)
+		fprintf(out, "# ... and %zu more commands\n", n - o->top);
+	free(kids);
+	return finish(out);
+}

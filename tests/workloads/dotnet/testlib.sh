@@ -1,0 +1,45 @@
+# Helpers for tests/integration/dotnet_*.sh (sourced after tests/integration/lib.sh): build the
+# .NET test app once (cached, see build.sh) and run it as a test's target.
+
+# Sets DLL to the built app; skips the test without the .NET SDK.
+need_dotnet_app() {
+	local rc=0
+	DLL=$(sh "$TEST_SRCDIR/workloads/dotnet/build.sh") || rc=$?
+	[ "$rc" = 77 ] && skip "${DLL#SKIP: }"
+	[ "$rc" = 0 ] || { echo "FAIL: building the .NET test app (see above)"; exit 1; }
+}
+
+# start_app SECONDS [VAR=VALUE...]: runs the app for SECONDS with the given environment
+# (perf map variables from the caller's environment removed) and waits until it printed
+# "ready <pid>", i.e. its hot methods are compiled and running.  Sets APP_PID.  The app and
+# the map files it wrote are removed at exit.
+app_n=0
+start_app() {
+	local secs=$1; shift
+	app_n=$((app_n + 1))
+	local out=$T/app$app_n.out
+	env -u DOTNET_PerfMapEnabled -u COMPlus_PerfMapEnabled -u DOTNET_PerfMapStubGranularity \
+		DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 "$@" dotnet "$DLL" "$secs" >"$out" 2>&1 &
+	APP_PID=$!
+	cleanup_hooks+=("kill $APP_PID 2>/dev/null; wait $APP_PID 2>/dev/null; remove_runtime_files $APP_PID")
+	if ! wait_until 60 grep -q "^ready $APP_PID\$" "$out"; then
+		echo "FAIL: the .NET app did not get ready:"; cat "$out"
+		exit 1
+	fi
+}
+
+# What a runtime leaves in /tmp: maps, and the diagnostics socket and debugger pipes it does
+# not remove when stopped by a signal.
+remove_runtime_files() { # remove_runtime_files PID
+	rm -f /tmp/perf-"$1".map /tmp/perfinfo-"$1".map /tmp/jit-"$1".dump \
+		/tmp/dotnet-diagnostic-"$1"-*-socket /tmp/clr-debug-pipe-"$1"-*
+}
+
+# Does the process hold FILE open?  (The runtime keeps its map files open while writing.)
+holds_open() { # holds_open PID FILE
+	local fd
+	for fd in /proc/"$1"/fd/*; do
+		[ "$(readlink "$fd" 2>/dev/null)" = "$2" ] && return 0
+	done
+	return 1
+}
