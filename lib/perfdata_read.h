@@ -3,10 +3,18 @@
  * and files whose writer died before it wrote the final header (data size 0): then the
  * records that are there are recovered and perfdata_reader_truncated() says so.
  *
- * Records come out in the order `perf script` processes them: sorted by time within the
- * flush windows that PERF_RECORD_FINISHED_ROUND marks (perf's ordered-events rule), so
- * memory is bounded by one round, not by the file.  Records without a time (no
- * sample_id_all) keep their file position relative to the others.
+ * Records come out in the order `perf script` (perf 6.1) processes them: sorted by time
+ * within the flush windows that PERF_RECORD_FINISHED_ROUND marks (perf's ordered-events
+ * rule, see ordered_events.h).  Records without a time (time 0 as in synthesized records, no
+ * sample_id_all, no PERF_SAMPLE_TIME) and user records (PERF_RECORD_HEADER_*) are delivered
+ * as soon as they are read, ahead of queued ones, as perf does.  A queued record costs 32
+ * bytes until released (records decompressed from PERF_RECORD_COMPRESSED are held as a
+ * copy); a file without FINISHED_ROUND is sorted as a whole, as perf does.
+ *
+ * A file counts as truncated when its data size is 0 (perf record killed), when the data
+ * section runs past the end of the file, or when it has no feature bits (our writer killed:
+ * it keeps data.size current but sets the feature bits only when it finishes); records are
+ * then read up to the end of the file and a final partial record is dropped.
  */
 #ifndef PC_PERFDATA_READ_H
 #define PC_PERFDATA_READ_H
@@ -62,7 +70,8 @@ struct perfdata_reader *perfdata_reader_open(const char *path);
 void perfdata_reader_free(struct perfdata_reader *r);
 
 /* 1 = a record in *rec, 0 = end of data, -1 = error (message in pc_strerror(); the records
- * before it were good).  Only records of interest reach the caller: kernel records
+ * before it were good; calling again goes on with the next record, or returns 0 when the
+ * error ended the data: records queued before it are still delivered first).  Only records of interest reach the caller: kernel records
  * (SAMPLE, MMAP, MMAP2, COMM, FORK, EXIT, LOST, ...) and PERF_RECORD_HEADER_* records that
  * carry data; FINISHED_ROUND and COMPRESSED are consumed inside. */
 int perfdata_reader_next(struct perfdata_reader *r, struct perfdata_record *rec);
@@ -89,5 +98,10 @@ int perfdata_parse_sample(const struct perf_event_attr *attr, const struct perf_
 			  struct perf_sample *s);
 int perfdata_parse_sample_id(const struct perf_event_attr *attr,
 			     const struct perf_event_header *h, struct perf_sample_id *id);
+/* The event id a record carries (PERF_SAMPLE_IDENTIFIER, else PERF_SAMPLE_ID where attr's
+ * layout puts it: from the start of a sample, from the end of other records' trailer).
+ * -1 when attr gives the record no id. */
+int perfdata_record_id(const struct perf_event_attr *attr, const struct perf_event_header *h,
+		       uint64_t *id);
 
 #endif

@@ -1,0 +1,47 @@
+/* ordered_events: the time-ordering queue of the perf.data reader, with the flush rule of
+ * perf's tools/perf/util/ordered-events.c (perf 6.1), so records come out in the order
+ * `perf script` prints them:
+ *
+ *  - records are queued by time; equal times keep their arrival order (stable);
+ *  - at PERF_RECORD_FINISHED_ROUND, if anything is queued, the records with a time at or
+ *    below the limit set by the previous round are released, and the limit becomes the
+ *    largest time queued so far ("max_timestamp": the time of the last record that went to
+ *    the tail of the queue, or of the first record queued into an empty queue);
+ *  - at the end of the data everything is released.
+ *
+ * An entry is compact: the record stays in the mapped file (copy == NULL) and is found again
+ * by its offset; only records that exist nowhere else (decompressed from
+ * PERF_RECORD_COMPRESSED) are held as a copy, which the queue owns until popped.
+ */
+#ifndef PC_ORDERED_EVENTS_H
+#define PC_ORDERED_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct oe_entry {
+	uint64_t time;
+	uint64_t seq;	      /* arrival number: ties keep file order */
+	uint64_t file_offset; /* of the record, or of its COMPRESSED container */
+	void *copy;	      /* the record bytes when not in the file; caller frees after pop */
+};
+
+struct ordered_events;
+
+struct ordered_events *ordered_events_new(void);
+/* Frees the queue and the copies still in it. */
+void ordered_events_free(struct ordered_events *oe);
+/* Queue a record; time must not be 0 or ~0 (those are delivered at once, as perf does). */
+void ordered_events_queue(struct ordered_events *oe, uint64_t time, uint64_t file_offset,
+			  void *copy);
+/* PERF_RECORD_FINISHED_ROUND: release per perf's round rule (see above). */
+void ordered_events_round(struct ordered_events *oe);
+/* End of data: release everything. */
+void ordered_events_final(struct ordered_events *oe);
+/* The next released entry in time order; false when none is released (more input needed).
+ * Nothing may be queued while released entries remain (the reader drains them first). */
+bool ordered_events_pop(struct ordered_events *oe, struct oe_entry *out);
+size_t ordered_events_count(const struct ordered_events *oe);
+
+#endif
