@@ -10,7 +10,9 @@ static void usage(FILE *f, const struct cli_opt *opts)
 	fprintf(f, "usage: perfcollect-c collect <name> [options]\n\n"
 		   "Records CPU samples (cpu-clock, 1000 Hz, user and kernel call stacks) until "
 		   "Ctrl+C,\nSIGTERM, -collectsec or the -pid target's exit, then writes "
-		   "<name>.trace.zip.\n\noptions:\n");
+		   "<name>.trace.zip.\n-threadtime and -offcpu add the sched_switch, "
+		   "sched_stat_sleep and sched_process_exit\ntracepoints (mounting tracefs if "
+		   "needed); -offcpu records them instead of CPU samples.\n\noptions:\n");
 	cli_print_options(f, opts);
 }
 
@@ -27,12 +29,13 @@ int cmd_collect(int argc, char **argv)
 	    {"buffersize", 0, CLI_SIZE, &o.buffersize, "SIZE",
 	     "ring buffer per CPU, N[B|K|M|G] (default 1M)"},
 	    {"threadtime", 0, CLI_FLAG, &o.threadtime, NULL,
-	     "also context switches with stacks (not implemented yet)"},
+	     "also context switches (sched tracepoints) with stacks: on- and off-CPU time"},
 	    {"offcpu", 0, CLI_FLAG, &o.offcpu, NULL,
-	     "also off-CPU time with stacks (not implemented yet)"},
+	     "context switches with stacks instead of CPU samples: off-CPU time"},
 	    {"hwevents", 0, CLI_FLAG, &o.hwevents, NULL,
-	     "also hardware counters (not implemented yet)"},
-	    {"system", 0, CLI_FLAG, &o.system, NULL, "also page faults (not implemented yet)"},
+	     "also cycles, instructions, branches, cache-misses (those the PMU has)"},
+	    {"system", 0, CLI_FLAG, &o.system, NULL,
+	     "also major and minor page faults with stacks"},
 	    {"outdir", 'o', CLI_STR, &outdir, "DIR", "write <name>.trace.zip in DIR (default .)"},
 	    {"nodotnetipc", 0, CLI_FLAG, &o.no_dotnet_ipc, NULL,
 	     "do not ask a .NET target to write perf maps over its diagnostics IPC"},

@@ -5,6 +5,7 @@
  * "still writing" line instead of killing us. */
 #include "collect.h"
 #include "buildid.h"
+#include "collect_events.h"
 #include "dotnet_ipc.h"
 #include "log.h"
 #include "machine.h"
@@ -28,14 +29,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SAMPLE_FREQ 1000
-
 struct collector {
 	const struct collect_opts *o;
 	pid_t pid; /* the target's tgid, or -1 */
 	char *trace_dir, *data_path, *zip_path;
-	struct record_event *events;
+	struct collect_events set;
+	struct record_event *events; /* set.events */
 	size_t nevents;
+	struct event_id *ids; /* every fd's kernel id -> its event, sorted by id */
+	size_t nids;
+	uint64_t *event_samples; /* per event */
 	struct recorder *rec;
 	struct perfdata_writer *w;
 	struct machine *machine;
@@ -59,53 +62,6 @@ static const char *stop_reason(enum record_stop why, int signo)
 	return "?";
 }
 
-/* cpu-clock at 1000 Hz with user+kernel frame-pointer call stacks, CLOCK_MONOTONIC time
- * (the clock .NET's jitdump uses), and the side-band records that let frames resolve. */
-static void default_event(struct record_event *ev)
-{
-	memset(ev, 0, sizeof(*ev));
-	struct perf_event_attr *a = &ev->attr;
-	a->type = PERF_TYPE_SOFTWARE;
-	a->config = PERF_COUNT_SW_CPU_CLOCK;
-	a->size = sizeof(*a);
-	a->freq = 1;
-	a->sample_freq = SAMPLE_FREQ;
-	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-			 PERF_SAMPLE_CALLCHAIN;
-	a->use_clockid = 1;
-	a->clockid = CLOCK_MONOTONIC;
-	a->sample_id_all = 1;
-	a->mmap = 1;
-	a->mmap2 = 1;
-	a->comm = 1;
-	a->comm_exec = 1;
-	a->task = 1;
-	a->inherit = 1;
-	ev->name = "cpu-clock";
-}
-
-/* Hook for the options whose events another issue adds (-threadtime, -offcpu: sched
- * tracepoints with stacks, which then need tracefs; -hwevents: PMU counters; -system:
- * fault events).  Until then they are accepted and said to be missing. */
-static void add_optional_events(struct collector *c)
-{
-	const struct collect_opts *o = c->o;
-	const struct {
-		bool on;
-		const char *opt;
-	} pending[] = {
-	    {o->threadtime, "-threadtime"},
-	    {o->offcpu, "-offcpu"},
-	    {o->hwevents, "-hwevents"},
-	    {o->system, "-system"},
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(pending); i++)
-		if (pending[i].on)
-			log_warn("%s is not implemented yet; recording cpu-clock samples only",
-				 pending[i].opt);
-}
-
 static void raise_fd_limit(void)
 {
 	/* -pid opens one fd per thread per CPU: a big process needs more than 1024. */
@@ -116,11 +72,51 @@ static void raise_fd_limit(void)
 	}
 }
 
-/* Marks the maps that a sample's ips fall in, for the build-id feature. */
+struct event_id {
+	uint64_t id;
+	size_t event;
+};
+
+static int cmp_event_id(const void *a, const void *b)
+{
+	const struct event_id *x = a, *y = b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void index_event_ids(struct collector *c)
+{
+	for (size_t e = 0; e < c->nevents; e++) {
+		size_t n;
+		const uint64_t *ids = recorder_event_ids(c->rec, e, &n);
+		c->ids = xrealloc(c->ids, (c->nids + n + 1) * sizeof(*c->ids));
+		for (size_t i = 0; i < n; i++)
+			c->ids[c->nids++] = (struct event_id){ids[i], e};
+	}
+	qsort(c->ids, c->nids, sizeof(*c->ids), cmp_event_id);
+	c->event_samples = xcalloc(c->nevents, sizeof(*c->event_samples));
+}
+
+/* The event a sample belongs to, by the id every attr puts first (PERF_SAMPLE_IDENTIFIER);
+ * -1 for an id we did not open. */
+static long sample_event(struct collector *c, const struct perf_event_header *h)
+{
+	uint64_t id;
+	if (perfdata_record_id(&c->events[0].attr, h, &id) < 0)
+		return -1;
+	struct event_id key = {.id = id};
+	const struct event_id *hit = bsearch(&key, c->ids, c->nids, sizeof(*c->ids), cmp_event_id);
+	return hit ? (long)hit->event : -1;
+}
+
+/* Counts a sample per event and marks the maps its ips fall in, for the build-id feature. */
 static void mark_hits(struct collector *c, const struct perf_event_header *h)
 {
+	long e = sample_event(c, h);
+	if (e < 0)
+		return;
+	c->event_samples[e]++;
 	struct perf_sample s;
-	if (perfdata_parse_sample(&c->events[0].attr, h, &s) < 0)
+	if (perfdata_parse_sample(&c->events[e].attr, h, &s) < 0)
 		return;
 	bool kernel = s.cpumode == PERF_RECORD_MISC_KERNEL;
 	if (!s.nr_callchain) {
@@ -328,6 +324,10 @@ static void log_start(struct collector *c)
 			 a->freq ? "frequency (Hz)" : "period", (uint64_t)a->sample_freq,
 			 (uint64_t)a->sample_type, n);
 	}
+	collect_events_log(&c->set);
+	if (c->set.tracing_data)
+		log_info("tracing data (tracepoint formats) for perf.data: %zu bytes",
+			 c->set.tracing_data_size);
 	log_info("ring buffers: %zu CPUs, %" PRIu64 " KiB each", recorder_nr_cpus(c->rec),
 		 recorder_ring_bytes(c->rec) >> 10);
 }
@@ -480,6 +480,8 @@ static int finish_file(struct collector *c)
 	    .argc = c->o->argc,
 	    .argv = c->o->argv,
 	    .clockid = CLOCK_MONOTONIC,
+	    .tracing_data = c->set.tracing_data,
+	    .tracing_data_size = c->set.tracing_data_size,
 	};
 	int rc = perfdata_writer_finish(c->w, &meta);
 	free(version);
@@ -495,7 +497,9 @@ static void collector_free(struct collector *c)
 		close(c->sigfd);
 	if (c->pidfd >= 0)
 		close(c->pidfd);
-	free(c->events);
+	collect_events_release(&c->set);
+	free(c->ids);
+	free(c->event_samples);
 	free(c->trace_dir);
 	free(c->data_path);
 	free(c->zip_path);
@@ -535,13 +539,15 @@ int collect_run(const struct collect_opts *o)
 	if (c.sigfd < 0)
 		goto out;
 	raise_fd_limit();
-	c.events = xcalloc(1, sizeof(*c.events));
-	default_event(&c.events[0]);
-	c.nevents = 1;
+	if (collect_events_build(&c.set, o, c.pid > 0) < 0)
+		goto restore;
+	c.events = c.set.events;
+	c.nevents = c.set.nevents;
 	struct recorder_opts ro = {.pid = c.pid, .ring_bytes = o->buffersize};
 	c.rec = recorder_open(&ro, c.events, c.nevents);
 	if (!c.rec)
 		goto restore;
+	index_event_ids(&c);
 	if (c.pid > 0) {
 		c.pidfd = (int)syscall(SYS_pidfd_open, c.pid, 0);
 		if (c.pidfd < 0 && errno == ESRCH) {
@@ -557,7 +563,6 @@ int collect_run(const struct collect_opts *o)
 		fprintf(stderr, "perfcollect-c: warning: %s\n", pc_strerror());
 	free(log_path);
 	log_start(&c);
-	add_optional_events(&c);
 	if (c.pid > 0 && c.pidfd < 0)
 		log_warn("pidfd_open failed (%s): the target's exit will not stop recording",
 			 strerror(errno));
@@ -576,6 +581,8 @@ int collect_run(const struct collect_opts *o)
 		log_info("stop reason: %s; recorded for %.3f s", stop_reason(why, signo),
 			 duration_ns / 1e9);
 		log_info("samples written: %" PRIu64 ", records: %" PRIu64, c.samples, c.records);
+		for (size_t e = 0; e < c.nevents; e++)
+			log_info("samples of %s: %" PRIu64, c.events[e].name, c.event_samples[e]);
 		log_info("lost samples: %" PRIu64, c.lost);
 		if (c.lost)
 			log_warn("%" PRIu64 " samples were lost (the rings overflowed); a larger "

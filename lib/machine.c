@@ -416,13 +416,16 @@ struct map *machine_find_map(struct machine *m, uint32_t pid, uint64_t addr, boo
 
 const char *machine_comm(struct machine *m, uint32_t pid, uint32_t tid)
 {
+	/* perf keeps no thread for tid -1 (a sched_switch of an exiting task) */
+	if (tid == UINT32_MAX)
+		return ":-1";
 	struct thread *t = find_thread(m, pid, tid, false);
 	if (t && t->comm)
 		return t->comm;
 	struct process *p = find_process(m, pid, false);
 	if (p && p->comm)
 		return p->comm;
-	snprintf(m->tidbuf, sizeof(m->tidbuf), ":%u", tid);
+	snprintf(m->tidbuf, sizeof(m->tidbuf), ":%d", (int32_t)tid);
 	return m->tidbuf;
 }
 

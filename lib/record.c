@@ -110,7 +110,7 @@ static int open_error(int err, const char *event, pid_t pid)
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
-		return pc_err("event %s not supported here", event);
+		return pc_err("event %s not supported here (%s)", event, strerror(err));
 	case EMFILE:
 	case ENFILE:
 		return pc_err("too many open files for the events (one per thread per CPU): raise "
@@ -119,6 +119,23 @@ static int open_error(int err, const char *event, pid_t pid)
 		errno = err;
 		return pc_err_errno("perf_event_open(%s) failed", event);
 	}
+}
+
+int recorder_probe_event(const struct perf_event_attr *attr)
+{
+	struct perf_event_attr a = *attr;
+	a.size = sizeof(a);
+	a.disabled = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+bool recorder_event_unsupported(int err)
+{
+	return err == ENOENT || err == EOPNOTSUPP || err == ENODEV;
 }
 
 static bool have_tid(const struct recorder *r, pid_t tid)

@@ -336,11 +336,37 @@ void trace_formatter_free(struct trace_formatter *f)
 	free(f);
 }
 
+/* Whether every field the format declares lies inside the record, dynamic arrays' data
+ * included: libtraceevent reads them without looking at the record's size. */
+static bool fields_fit(struct tep_handle *tep, struct tep_format_field *field,
+		       const struct tep_record *rec)
+{
+	for (; field; field = field->next) {
+		if (field->offset < 0 || field->size < 0 ||
+		    (int64_t)field->offset + field->size > rec->size)
+			return false;
+		if (!(field->flags & TEP_FIELD_IS_DYNAMIC) || field->size < 4)
+			continue;
+		/* u32 in the file's byte order: data offset in the low half, length above */
+		uint32_t loc = (uint32_t)tep_read_number(tep, (char *)rec->data + field->offset, 4);
+		int64_t start = loc & 0xffff, len = loc >> 16;
+		if (field->flags & TEP_FIELD_IS_RELATIVE)
+			start += field->offset + field->size;
+		if (start + len > rec->size)
+			return false;
+	}
+	return true;
+}
+
 static struct tep_event *event_of(struct trace_formatter *f, struct tep_record *rec)
 {
 	if (rec->size < 2)
 		return NULL;
-	return tep_find_event_by_record(f->tep, rec);
+	struct tep_event *e = tep_find_event_by_record(f->tep, rec);
+	if (!e || !fields_fit(f->tep, e->format.common_fields, rec) ||
+	    !fields_fit(f->tep, e->format.fields, rec))
+		return NULL;
+	return e;
 }
 
 const char *trace_formatter_format(struct trace_formatter *f, const void *raw, size_t raw_size,

@@ -62,12 +62,11 @@ if [ "$(id -u)" = 0 ] && command -v perf >/dev/null; then
 	check "void options: exit 0" test "$rc" -eq 0
 	check "void options: -gconly said on screen" grep -q "warning: .*-gconly" opts.err
 	check "void options: -nolttng said on screen" grep -q "warning: -nolttng" opts.err
-	check "-threadtime: not implemented yet, said on screen" \
-		grep -q "warning: -threadtime is not implemented yet" opts.err
+	check "-threadtime: no warning about it" bash -c "! grep -q 'warning: -threadtime' opts.err"
 	unzip -q opts.trace.zip opts.trace/perfcollect.log
 	check "void options: said in the log" grep -q "gconly" opts.trace/perfcollect.log
-	check "-threadtime: said in the log" grep -q "threadtime is not implemented" \
-		opts.trace/perfcollect.log
+	check "-threadtime: the log lists its sched_switch event" \
+		grep -q "event sched:sched_switch: type 2" opts.trace/perfcollect.log
 	# An existing trace directory (an earlier run's leftovers) is never overwritten.
 	mkdir keep.trace && echo precious >keep.trace/perf.data
 	one_line_failure "existing trace dir" "already exists" "$PC" collect keep -pid "$hot"

@@ -69,6 +69,8 @@ int main(void)
 		CHECK_STR(trace_formatter_format(f, raw, sizeof(raw), 1, 1000),
 			  "prev_comm=worker prev_pid=42 prev_prio=120 prev_state=S ==> "
 			  "next_comm=swapper/1 next_pid=0 next_prio=120");
+		/* A record shorter than its format says is refused, not read past its end. */
+		CHECK(trace_formatter_format(f, raw, 40, 1, 1000) == NULL);
 		uint16_t bogus = 0xfffe;
 		memcpy(raw, &bogus, 2);
 		CHECK(trace_formatter_format(f, raw, sizeof(raw), 0, 0) == NULL);

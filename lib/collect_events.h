@@ -1,0 +1,50 @@
+/* collect_events: the events one collection opens, chosen from perfcollect's options.
+ *
+ *   default        cpu-clock at 1000 Hz
+ *   -threadtime    cpu-clock + sched:sched_stat_sleep, sched:sched_switch,
+ *                  sched:sched_process_exit (each occurrence sampled: period 1, raw data)
+ *   -offcpu        the same tracepoints without cpu-clock (as perfcollect does)
+ *   -hwevents      + cycles, instructions, branches, cache-misses at 1000 Hz, those the PMU
+ *                  has; one warning names the others and the collection goes on
+ *   -system        + major-faults, minor-faults at 1000 Hz
+ *
+ * Every event samples user+kernel frame-pointer call stacks with the same sample_id layout
+ * (PERF_SAMPLE_IDENTIFIER, TID, TIME, CPU), so any record names its event and any
+ * trailer parses with any attr.  The first event alone tracks mmap/comm/task, as perf's
+ * first event does.  With tracepoints it also asks for PERF_RECORD_SWITCH when recording one
+ * process: a per-task sched_switch fires only when the task switches out, and the SWITCH
+ * records give the switch-in times off-CPU analysis needs.  Tracepoints need tracefs
+ * (mounted when it is not); sched_switch is required, the other two are left out where the
+ * kernel lacks them (sched_stat_sleep needs CONFIG_SCHEDSTATS).
+ */
+#ifndef PC_COLLECT_EVENTS_H
+#define PC_COLLECT_EVENTS_H
+
+#include "collect.h"
+#include "record.h"
+
+struct collect_events_note {
+	bool warn; /* a warning (also on stderr), else a log line */
+	char *text;
+};
+
+struct collect_events {
+	struct record_event *events;
+	size_t nevents;
+	/* perf's tracing data for the tracepoints (HEADER_TRACING_DATA); NULL without them */
+	void *tracing_data;
+	size_t tracing_data_size;
+	/* What was left out and why: lines for the log, written by collect_events_log() once
+	 * it is open (warnings also go to stderr then, once). */
+	struct collect_events_note *notes;
+	size_t nnotes;
+};
+
+/* Fills ce for o; one_process: recording -pid (per-task events).  -1 with pc_err() when a
+ * required part is missing (tracefs, sched:sched_switch). */
+int collect_events_build(struct collect_events *ce, const struct collect_opts *o, bool one_process);
+/* Writes the notes into the log (warnings on stderr too). */
+void collect_events_log(const struct collect_events *ce);
+void collect_events_release(struct collect_events *ce);
+
+#endif
