@@ -309,11 +309,16 @@ static void log_start(struct collector *c)
 		 c->pid > 0 ? "one process" : "all CPUs", o->collectsec, o->buffersize,
 		 o->threadtime, o->offcpu, o->hwevents, o->system, o->no_dotnet_ipc ? "off" : "on",
 		 o->outdir ? o->outdir : ".");
+	for (size_t i = 0; i < o->nnotes; i++)
+		log_warn("%s", o->notes[i]);
+}
+
+/* What was opened: after recorder_open(). */
+static void log_events(struct collector *c)
+{
 	if (c->pid > 0)
 		log_info("target: pid %d, %zu threads at start", (int)c->pid,
 			 recorder_nr_threads(c->rec));
-	for (size_t i = 0; i < o->nnotes; i++)
-		log_warn("%s", o->notes[i]);
 	for (size_t e = 0; e < c->nevents; e++) {
 		size_t n;
 		recorder_event_ids(c->rec, e, &n);
@@ -543,19 +548,6 @@ int collect_run(const struct collect_opts *o)
 		goto restore;
 	c.events = c.set.events;
 	c.nevents = c.set.nevents;
-	struct recorder_opts ro = {.pid = c.pid, .ring_bytes = o->buffersize};
-	c.rec = recorder_open(&ro, c.events, c.nevents);
-	if (!c.rec)
-		goto restore;
-	index_event_ids(&c);
-	if (c.pid > 0) {
-		c.pidfd = (int)syscall(SYS_pidfd_open, c.pid, 0);
-		if (c.pidfd < 0 && errno == ESRCH) {
-			pc_err("no process %d", (int)c.pid);
-			goto restore;
-		}
-	}
-
 	if (mkdir_p(c.trace_dir, 0755) < 0)
 		goto restore;
 	char *log_path = xasprintf("%s/perfcollect.log", c.trace_dir);
@@ -563,10 +555,25 @@ int collect_run(const struct collect_opts *o)
 		fprintf(stderr, "perfcollect-c: warning: %s\n", pc_strerror());
 	free(log_path);
 	log_start(&c);
+	/* Before the events open: the code loads a .NET runtime then writes for methods it
+	 * compiled earlier carry timestamps before every sample, so lookups by time find them. */
+	bool dotnet_enabled = c.pid > 0 && dotnet_prepare_target(c.pid, !o->no_dotnet_ipc) == 1;
+	struct recorder_opts ro = {.pid = c.pid, .ring_bytes = o->buffersize};
+	c.rec = recorder_open(&ro, c.events, c.nevents);
+	if (!c.rec)
+		goto abandon;
+	index_event_ids(&c);
+	if (c.pid > 0) {
+		c.pidfd = (int)syscall(SYS_pidfd_open, c.pid, 0);
+		if (c.pidfd < 0 && errno == ESRCH) {
+			pc_err("no process %d", (int)c.pid);
+			goto abandon;
+		}
+	}
+	log_events(&c);
 	if (c.pid > 0 && c.pidfd < 0)
 		log_warn("pidfd_open failed (%s): the target's exit will not stop recording",
 			 strerror(errno));
-	bool dotnet_enabled = c.pid > 0 && dotnet_prepare_target(c.pid, !o->no_dotnet_ipc) == 1;
 
 	enum record_stop why = RECORD_STOP_ERROR;
 	int signo = 0;
@@ -624,6 +631,17 @@ int collect_run(const struct collect_opts *o)
 		pc_err("recording failed; what was recorded is in %s", c.zip_path);
 	goto out;
 
+abandon:
+	/* Nothing was recorded: leave nothing behind, and keep the message that says why. */
+	{
+		char *why_msg = xstrdup(pc_strerror());
+		if (dotnet_enabled)
+			dotnet_finish_target(c.pid);
+		log_close();
+		rm_rf(c.trace_dir);
+		pc_err("%s", why_msg);
+		free(why_msg);
+	}
 restore:
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	goto out;

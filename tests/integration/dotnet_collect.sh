@@ -41,5 +41,5 @@ echo "samples $samples, with a ReadyToRun frame $r2r; CoreLib frames named $name
 check "most samples have a named ReadyToRun frame ($r2r of $samples)" \
 	test "$samples" -gt 100 -a $((r2r * 2)) -gt "$samples"
 check "CoreLib image frames are named, not [unknown] ($named vs $unnamed)" \
-	test $((unnamed * 20)) -lt "$named"
+	test $((unnamed * 100)) -lt "$named"
 finish
