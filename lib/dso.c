@@ -2,6 +2,7 @@
  * ELF handle or file stays open after loading. */
 #include "dso.h"
 
+#include "proc.h"
 #include "symtab.h"
 
 #include <errno.h>
@@ -274,9 +275,11 @@ static size_t load_minidebuginfo(struct dso *d, const struct runtime *rt)
 	return added;
 }
 
-static Elf *open_elf(const char *path, int *fd)
+/* path as the process rooted at root sees it (proc.h: symlinks stay inside root, never a
+ * FIFO or device). */
+static Elf *open_elf(const char *root, const char *path, int *fd)
 {
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	*fd = open_file_in_root(root, path);
 	if (*fd < 0)
 		return NULL;
 	Elf *e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
@@ -291,11 +294,11 @@ static Elf *open_elf(const char *path, int *fd)
 }
 
 /* A separate debug file with a .symtab, and (when both have one) the same build-id. */
-static bool try_debug_file(struct dso *d, const struct runtime *rt, const char *path,
-			   const char *what)
+static bool try_debug_file(struct dso *d, const struct runtime *rt, const char *root,
+			   const char *path, const char *what)
 {
 	int fd;
-	Elf *e = open_elf(path, &fd);
+	Elf *e = open_elf(root, path, &fd);
 	if (!e)
 		return false;
 	bool used = false;
@@ -307,7 +310,7 @@ static bool try_debug_file(struct dso *d, const struct runtime *rt, const char *
 		if (!d->build_id_size || !idlen ||
 		    (idlen == d->build_id_size && !memcmp(id, d->build_id, idlen))) {
 			if (load_symbols(d, e, sym, rt)) {
-				d->source = xasprintf("%s %s", what, path);
+				d->source = xasprintf("%s %s%s", what, root ? root : "", path);
 				used = true;
 			}
 		}
@@ -321,14 +324,9 @@ static bool try_debug_file(struct dso *d, const struct runtime *rt, const char *
 static bool try_debug_path(struct dso *d, const struct runtime *rt, const char *root,
 			   const char *path, const char *what)
 {
-	if (root && *root) {
-		char *p = xasprintf("%s%s", root, path);
-		bool ok = try_debug_file(d, rt, p, what);
-		free(p);
-		if (ok)
-			return true;
-	}
-	return try_debug_file(d, rt, path, what);
+	if (root && *root && try_debug_file(d, rt, root, path, what))
+		return true;
+	return try_debug_file(d, rt, NULL, path, what);
 }
 
 static bool load_debug_files(struct dso *d, const struct runtime *rt, const char *root,

@@ -5,9 +5,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 bool proc_exists(pid_t pid)
@@ -83,6 +85,33 @@ int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len)
 	return 0;
 }
 
+int proc_online_cpus(int **cpus, size_t *n)
+{
+	char *text = read_file("/proc/stat", NULL);
+	if (!text)
+		return -1;
+	int *list = NULL;
+	size_t cap = 0, cnt = 0;
+	for (const char *line = text; line && *line;
+	     line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		char *end;
+		if (strncmp(line, "cpu", 3) || !isdigit((unsigned char)line[3]))
+			continue;
+		long c = strtol(line + 3, &end, 10);
+		if (*end != ' ' || c < 0 || c >= 65536 || (cnt && c <= list[cnt - 1]))
+			continue; /* "cpu " is the total; the kernel lists CPUs in ascending order
+				   */
+		grow_array((void **)&list, &cap, cnt + 1, sizeof(*list));
+		list[cnt++] = (int)c;
+	}
+	free(text);
+	if (!cnt)
+		return pc_err("no CPUs listed in /proc/stat");
+	*cpus = list;
+	*n = cnt;
+	return 0;
+}
+
 /* The value after "Key:" in a status file, or NULL. */
 static const char *status_field(const char *text, const char *key)
 {
@@ -143,6 +172,13 @@ out:
 	return r;
 }
 
+/* Sets errno to why a path was refused (proc.h: anything but ENOENT and ESRCH). */
+static int refused(int why, int ret)
+{
+	errno = why;
+	return ret;
+}
+
 /* Opens one directory component below dirfd without following a symlink. */
 static int open_dir_component(int dirfd, const char *name, const char *path)
 {
@@ -150,9 +186,9 @@ static int open_dir_component(int dirfd, const char *name, const char *path)
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return pc_err_errno("%s", path);
 	if (S_ISLNK(st.st_mode))
-		return pc_err("%s: a component (%s) is a symlink", path, name);
+		return refused(ELOOP, pc_err("%s: a component (%s) is a symlink", path, name));
 	if (!S_ISDIR(st.st_mode))
-		return pc_err("%s: %s is not a directory", path, name);
+		return refused(ENOTDIR, pc_err("%s: %s is not a directory", path, name));
 	int fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return pc_err_errno("%s", path);
@@ -162,27 +198,27 @@ static int open_dir_component(int dirfd, const char *name, const char *path)
 int safe_open_in_root(pid_t pid, const char *path, uid_t owner_uid)
 {
 	if (!path || path[0] != '/')
-		return pc_err("%s: not an absolute path", path ? path : "(null)");
+		return refused(EINVAL, pc_err("%s: not an absolute path", path ? path : "(null)"));
 	char root[64];
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
 	/* The root itself is a magic link into the target's mount namespace: following it is
 	 * the point; everything below it is walked one component at a time. */
 	int dirfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
-		return errno == ENOENT ? pc_err("%s: no process %d", path, (int)pid)
+		return errno == ENOENT ? refused(ESRCH, pc_err("%s: no process %d", path, (int)pid))
 				       : pc_err_errno("cannot open %s", root);
 	char *copy = xstrdup(path);
 	char *save = NULL;
 	char *comp = strtok_r(copy, "/", &save);
 	int fd = -1;
 	if (!comp) {
-		pc_err("%s: not a regular file", path);
+		refused(EISDIR, pc_err("%s: not a regular file", path));
 		goto out;
 	}
 	for (;;) {
 		char *next = strtok_r(NULL, "/", &save);
 		if (!strcmp(comp, "..")) {
-			pc_err("%s: contains '..'", path);
+			refused(EINVAL, pc_err("%s: contains '..'", path));
 			goto out;
 		}
 		if (!next)
@@ -197,7 +233,7 @@ int safe_open_in_root(pid_t pid, const char *path, uid_t owner_uid)
 		comp = next;
 	}
 	if (!strcmp(comp, ".")) {
-		pc_err("%s: not a regular file", path);
+		refused(EISDIR, pc_err("%s: not a regular file", path));
 		goto out;
 	}
 	/* O_PATH first: nothing is really opened (no FIFO to block on, no device to wake)
@@ -213,16 +249,16 @@ int safe_open_in_root(pid_t pid, const char *path, uid_t owner_uid)
 		goto close_path;
 	}
 	if (S_ISLNK(st.st_mode)) {
-		pc_err("%s: is a symlink", path);
+		refused(ELOOP, pc_err("%s: is a symlink", path));
 		goto close_path;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		pc_err("%s: not a regular file", path);
+		refused(EINVAL, pc_err("%s: not a regular file", path));
 		goto close_path;
 	}
 	if (st.st_uid != owner_uid && st.st_uid != 0) {
-		pc_err("%s: owned by uid %u, not the target's uid %u", path, (unsigned)st.st_uid,
-		       (unsigned)owner_uid);
+		refused(EPERM, pc_err("%s: owned by uid %u, not the target's uid %u", path,
+				      (unsigned)st.st_uid, (unsigned)owner_uid));
 		goto close_path;
 	}
 	char self[64];
@@ -232,8 +268,63 @@ int safe_open_in_root(pid_t pid, const char *path, uid_t owner_uid)
 		pc_err_errno("%s", path);
 close_path:
 	close(pathfd);
-out:
+out:;
+	int saved = errno;
 	free(copy);
 	close(dirfd);
+	errno = saved;
+	return fd;
+}
+
+/* O_PATH fd -> a readable fd, for a regular file only: a FIFO or a device is never really
+ * opened (no blocking, no side effect of open). */
+static int reopen_regular(int pathfd, const char *shown)
+{
+	struct stat st;
+	if (fstat(pathfd, &st) < 0)
+		return pc_err_errno("%s", shown);
+	if (!S_ISREG(st.st_mode))
+		return refused(EINVAL, pc_err("%s: not a regular file", shown));
+	char self[64];
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pathfd);
+	int fd = open(self, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? pc_err_errno("%s", shown) : fd;
+}
+
+int open_file_in_root(const char *root, const char *path)
+{
+	if (!path || path[0] != '/')
+		return refused(EINVAL, pc_err("%s: not an absolute path", path ? path : "(null)"));
+	bool host = !root || !*root;
+	char *shown = xasprintf("%s%s", host ? "" : root, path);
+	int pathfd = -1;
+	if (host) {
+		pathfd = open(path, O_PATH | O_CLOEXEC);
+	} else {
+		int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (rootfd < 0) {
+			pc_err_errno("cannot open %s", root);
+			free(shown);
+			return -1;
+		}
+		/* RESOLVE_IN_ROOT: "..", and absolute symlinks such as /lib -> /usr/lib, are
+		 * resolved against root as the target resolves them, never against ours. */
+		struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+				       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+		pathfd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+		/* No openat2 (before Linux 5.6, or a seccomp profile that predates it): a
+		 * plain walk, still never opening anything but a regular file. */
+		if (pathfd < 0 && (errno == ENOSYS || errno == EPERM))
+			pathfd = open(shown, O_PATH | O_CLOEXEC);
+		int saved = errno;
+		close(rootfd);
+		errno = saved;
+	}
+	int fd = pathfd < 0 ? pc_err_errno("%s", shown) : reopen_regular(pathfd, shown);
+	int saved = errno;
+	if (pathfd >= 0)
+		close(pathfd);
+	free(shown);
+	errno = saved;
 	return fd;
 }

@@ -50,8 +50,8 @@ struct recorder {
 int online_cpus(int **cpus, size_t *n)
 {
 	char *text = read_file("/sys/devices/system/cpu/online", NULL);
-	if (!text)
-		return -1;
+	if (!text) /* a root with nothing but /proc (a minimal sidecar) has no /sys */
+		return proc_online_cpus(cpus, n);
 	int *list = NULL;
 	size_t cap = 0, cnt = 0;
 	char *p = text;

@@ -15,6 +15,7 @@
 #include "dso.h"
 #include "kallsyms.h"
 #include "log.h"
+#include "proc.h"
 #include "symbols_jit.h"
 
 #include <errno.h>
@@ -271,9 +272,13 @@ static struct symfile *file_symfile(struct symbolizer *s, uint32_t pid, const ch
 		return pe->sf;
 	}
 	struct symfile *sf = &s->missing;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0 && s->opts.live)
-		fd = open(filename, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* the process is gone */
+	/* Inside the target's root, symlinks there resolve as the target sees them (a
+	 * container's absolute link to /usr/lib/... never lands on the host's file); only a
+	 * regular file is opened. */
+	char *rootdir = s->opts.live ? xstrndup(path, strlen(path) - strlen(filename)) : NULL;
+	int fd = open_file_in_root(rootdir, filename);
+	if (fd < 0 && s->opts.live && (errno == ENOENT || errno == ESRCH))
+		fd = open_file_in_root(NULL, filename); /* the process is gone */
 	struct stat st;
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
 		for (size_t i = 0; i < s->nfiles; i++) {
@@ -287,12 +292,7 @@ static struct symfile *file_symfile(struct symbolizer *s, uint32_t pid, const ch
 			sf->cls = SF_FILE;
 			sf->dev = st.st_dev;
 			sf->ino = st.st_ino;
-			const char *root = s->opts.live ? path : "";
-			char *rootdir = s->opts.live
-					    ? xstrndup(root, strlen(root) - strlen(filename))
-					    : xstrdup("");
-			sf->dso = dso_new_fd(fd, rootdir, filename);
-			free(rootdir);
+			sf->dso = dso_new_fd(fd, rootdir ? rootdir : "", filename);
 			grow_array((void **)&s->files, &s->files_cap, s->nfiles + 1,
 				   sizeof(*s->files));
 			s->files[s->nfiles++] = sf;
@@ -302,6 +302,7 @@ static struct symfile *file_symfile(struct symbolizer *s, uint32_t pid, const ch
 	}
 	if (fd >= 0)
 		close(fd);
+	free(rootdir);
 	pe = path_slot(s, path); /* the table may have grown */
 	pe->path = path;
 	pe->sf = sf;
@@ -480,4 +481,10 @@ void symbolizer_foreach_jit_file(struct symbolizer *s,
 				 void *arg)
 {
 	jit_procs_foreach(s->jit, fn, arg);
+}
+
+int symbolizer_copy_jit_file(struct symbolizer *s, uint32_t pid, enum jit_file_kind kind,
+			     const char *dest_path, uint64_t *size)
+{
+	return jit_procs_copy(s->jit, pid, kind, dest_path, size);
 }

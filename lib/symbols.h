@@ -48,7 +48,15 @@ enum jit_file_kind { JIT_PERF_MAP, JIT_PERFINFO_MAP, JIT_DUMP };
 void symbolizer_foreach_jit_file(struct symbolizer *s,
 				 void (*fn)(void *arg, uint32_t pid, enum jit_file_kind kind,
 					    const char *found_path /* NULL = missing */,
-					    const char *why /* when missing or refused */),
+					    const char *why /* when missing, or "refused: ..." */),
 				 void *arg);
+/* Copies a JIT file that symbolizer_foreach_jit_file() reported found to dest_path (our own
+ * output directory): the file is opened again the same safe way (inside the target's root,
+ * no symlink, the target's user, one hard link) and copied only if it is still the file
+ * that was read (same device and inode), so nothing swapped in meanwhile reaches the
+ * archive.  When dest_path already is that file, nothing is copied.  *size (may be NULL):
+ * bytes copied.  Returns 0, or -1 with pc_err() saying why. */
+int symbolizer_copy_jit_file(struct symbolizer *s, uint32_t pid, enum jit_file_kind kind,
+			     const char *dest_path, uint64_t *size);
 
 #endif

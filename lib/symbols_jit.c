@@ -39,6 +39,7 @@ void jit_procs_free(struct jit_procs *j)
 		for (int k = 0; k < 3; k++) {
 			free(p->found[k]);
 			free(p->why[k]);
+			free(p->src[k].path);
 		}
 		free(p->dso_name);
 		free(p->jitdump_hint);
@@ -82,6 +83,7 @@ static int open_plain(const char *path)
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
+		errno = EINVAL;
 		return pc_err("%s: not a regular file", path);
 	}
 	return fd;
@@ -98,39 +100,104 @@ static const char *const target_fmt[3] = {
     [JIT_DUMP] = "/tmp/jit-%u.dump",
 };
 
-/* Opens one kind of file for p; sets found/why.  Returns the fd or -1. */
+/* A file inside a target's root, after safe_open_in_root() vouched for it: it must also
+ * have no second name, or a hard link could make a file the target cannot read look like
+ * its map. */
+static int open_in_target(const struct jit_src *src)
+{
+	int fd = safe_open_in_root((pid_t)src->root_pid, src->path, src->uid);
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_nlink > 1) {
+		close(fd);
+		errno = EMLINK;
+		return pc_err("%s: has %lu hard links", src->path, (unsigned long)st.st_nlink);
+	}
+	return fd;
+}
+
+static int open_src(const struct jit_src *src)
+{
+	return src->root_pid ? open_in_target(src) : open_plain(src->path);
+}
+
+/* The jitdump a dead process mmapped is looked for on the host only when its name carries
+ * the pid we know it by: a container's /tmp/jit-1.dump is not the host's. */
+static bool hint_usable(const struct jit_proc *p, bool alive)
+{
+	if (!p->jitdump_hint)
+		return false;
+	if (alive)
+		return true;
+	const char *base = strrchr(p->jitdump_hint, '/');
+	char *want = xasprintf("jit-%u.dump", p->pid);
+	bool ok = !strcmp(base ? base + 1 : p->jitdump_hint, want);
+	free(want);
+	return ok;
+}
+
+/* Opens one kind of file for p; sets found/why and remembers where it came from.  Returns
+ * the fd or -1. */
+static int find_kind(struct jit_procs *j, struct jit_proc *p, enum jit_file_kind kind,
+		     const struct proc_status *st, bool alive)
+{
+	struct jit_src *src = &p->src[kind];
+	if (j->side_dir) {
+		src->path = xasprintf(side_fmt[kind], j->side_dir, p->pid);
+		int fd = open_plain(src->path);
+		if (fd >= 0) {
+			p->found[kind] = xstrdup(src->path);
+			return fd;
+		}
+		free(src->path);
+		src->path = NULL;
+	}
+	src->path = kind == JIT_DUMP && hint_usable(p, alive)
+			? xstrdup(p->jitdump_hint)
+			: xasprintf(target_fmt[kind], alive ? (unsigned)st->nspid : p->pid);
+	if (j->live && alive) {
+		src->root_pid = p->pid;
+		src->uid = st->uid;
+	}
+	int fd = open_src(src);
+	if (fd >= 0) {
+		p->found[kind] = src->root_pid ? xasprintf("/proc/%u/root%s", p->pid, src->path)
+					       : xstrdup(src->path);
+	} else if (errno == ENOENT || errno == ESRCH) {
+		p->why[kind] = xstrdup(pc_strerror());
+	} else if (errno == EACCES) {
+		/* Our own lack of privilege, not the target's doing: once per process. */
+		p->why[kind] = xstrdup(pc_strerror());
+		if (!p->no_access_said)
+			log_warn("pid %u: cannot read its JIT files: %s (looking into another "
+				 "user's process, or one with capabilities we lack, needs "
+				 "CAP_SYS_PTRACE)",
+				 p->pid, pc_strerror());
+		p->no_access_said = true;
+	} else {
+		/* There, but not trusted: say so loudly, it may be an attack on the collector. */
+		p->why[kind] = xasprintf("refused: %s", pc_strerror());
+		if (src->root_pid)
+			log_warn("pid %u: JIT file refused: %s (inside /proc/%u/root; a target's "
+				 "files are read only as regular files of its user, never through "
+				 "a link)",
+				 p->pid, pc_strerror(), p->pid);
+		else
+			log_warn("pid %u: JIT file refused: %s", p->pid, pc_strerror());
+	}
+	return fd;
+}
+
+/* find_kind(), remembering which file it was (device, inode) for jit_procs_copy(). */
 static int open_kind(struct jit_procs *j, struct jit_proc *p, enum jit_file_kind kind,
 		     const struct proc_status *st, bool alive)
 {
 	p->looked[kind] = true;
-	if (j->side_dir) {
-		char *path = xasprintf(side_fmt[kind], j->side_dir, p->pid);
-		int fd = open_plain(path);
-		if (fd >= 0) {
-			p->found[kind] = path;
-			return fd;
-		}
-		free(path);
+	int fd = find_kind(j, p, kind, st, alive);
+	struct stat fst;
+	if (fd >= 0 && fstat(fd, &fst) == 0) {
+		p->src[kind].dev = fst.st_dev;
+		p->src[kind].ino = fst.st_ino;
 	}
-	char *inner = kind == JIT_DUMP && p->jitdump_hint
-			  ? xstrdup(p->jitdump_hint)
-			  : xasprintf(target_fmt[kind], alive ? (unsigned)st->nspid : p->pid);
-	int fd;
-	char *shown;
-	if (j->live && alive) {
-		fd = safe_open_in_root((pid_t)p->pid, inner, st->uid);
-		shown = xasprintf("/proc/%u/root%s", p->pid, inner);
-	} else {
-		fd = open_plain(inner);
-		shown = xstrdup(inner);
-	}
-	if (fd >= 0) {
-		p->found[kind] = shown;
-	} else {
-		p->why[kind] = xstrdup(pc_strerror());
-		free(shown);
-	}
-	free(inner);
 	return fd;
 }
 
@@ -171,6 +238,71 @@ void jit_proc_load(struct jit_procs *j, struct jit_proc *p)
 		p->perfinfo = perfinfo_load_fd(fd);
 		close(fd);
 	}
+}
+
+/* Copies src_fd to dest, unless dest already is that file (a trace directory merged in
+ * place). */
+static int copy_fd(int src_fd, const struct stat *src, const char *dest, uint64_t *size)
+{
+	struct stat d;
+	if (lstat(dest, &d) == 0 && d.st_dev == src->st_dev && d.st_ino == src->st_ino) {
+		if (size)
+			*size = (uint64_t)src->st_size;
+		return 0;
+	}
+	int out = open(dest, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (out < 0)
+		return pc_err_errno("cannot create %s", dest);
+	char buf[65536];
+	uint64_t total = 0;
+	int ret = 0;
+	for (;;) {
+		ssize_t r = read(src_fd, buf, sizeof(buf));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			ret = pc_err_errno("cannot read the source of %s", dest);
+		if (r <= 0)
+			break;
+		if (write_all(out, buf, (size_t)r) < 0) {
+			ret = pc_err_errno("cannot write %s", dest);
+			break;
+		}
+		total += (uint64_t)r;
+	}
+	if (close(out) < 0 && ret == 0)
+		ret = pc_err_errno("cannot write %s", dest);
+	if (ret < 0)
+		unlink(dest); /* no half copy */
+	else if (size)
+		*size = total; /* a live process may have grown it since it was read */
+	return ret;
+}
+
+int jit_procs_copy(struct jit_procs *j, uint32_t pid, enum jit_file_kind kind, const char *dest,
+		   uint64_t *size)
+{
+	struct jit_proc *p = NULL;
+	for (size_t i = 0; i < j->n && !p; i++)
+		if (j->v[i]->pid == pid)
+			p = j->v[i];
+	if ((unsigned)kind > JIT_DUMP || !p || !p->found[kind])
+		return pc_err("pid %u: no JIT file of that kind was read", pid);
+	const struct jit_src *src = &p->src[kind];
+	int fd = open_src(src);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	int ret;
+	if (fstat(fd, &st) < 0)
+		ret = pc_err_errno("%s", p->found[kind]);
+	else if (st.st_dev != src->dev || st.st_ino != src->ino)
+		ret = pc_err("%s: replaced by another file since it was read; not copied",
+			     p->found[kind]);
+	else
+		ret = copy_fd(fd, &st, dest, size);
+	close(fd);
+	return ret;
 }
 
 const char *jit_proc_lookup(struct jit_proc *p, uint64_t addr, uint64_t time)

@@ -5,7 +5,9 @@
  * Where they are looked for: the side directory first (<side_dir>/perf-<pid>.map ...);
  * then, for a live process, inside its root: /tmp/perf-<nspid>.map and the jitdump path
  * the process mmapped (perf's jitdump marker) or /tmp/jit-<nspid>.dump, opened with
- * safe_open_in_root(); otherwise the same paths on the host, never through a symlink.
+ * safe_open_in_root() and refused when they have a second hard link; otherwise the same
+ * paths on the host (a dead process's jitdump only when its name carries the pid), never
+ * through a symlink.  A file that is there but refused is said with log_warn().
  */
 #ifndef PC_SYMBOLS_JIT_H
 #define PC_SYMBOLS_JIT_H
@@ -14,6 +16,17 @@
 #include "perfinfo.h"
 #include "perfmap.h"
 #include "symbols.h"
+
+#include <sys/types.h>
+
+/* Where a JIT file was read from, to open the very same file again for the archive. */
+struct jit_src {
+	char *path;	   /* as the target sees it (root_pid set), or a host path */
+	uint32_t root_pid; /* 0: a host (or side directory) path */
+	uid_t uid;	   /* the target's user, whom the file must belong to */
+	dev_t dev;
+	ino_t ino;
+};
 
 struct jit_proc {
 	uint32_t pid;
@@ -24,8 +37,10 @@ struct jit_proc {
 	struct jitdump *jitdump;
 	struct perfinfo *perfinfo;
 	char *found[3]; /* by enum jit_file_kind */
-	char *why[3];
+	char *why[3];	/* "refused: <why>" when there but not trusted */
 	bool looked[3];
+	bool no_access_said;
+	struct jit_src src[3];
 };
 
 struct jit_procs;
@@ -38,6 +53,10 @@ struct jit_proc *jit_procs_get(struct jit_procs *j, uint32_t pid);
 void jit_proc_load(struct jit_procs *j, struct jit_proc *p);
 /* Name of the JIT code at addr at time, or NULL. */
 const char *jit_proc_lookup(struct jit_proc *p, uint64_t addr, uint64_t time);
+/* Copies a file that was read to dest, reopened the same safe way and only when it is
+ * still the same file (device and inode). */
+int jit_procs_copy(struct jit_procs *j, uint32_t pid, enum jit_file_kind kind, const char *dest,
+		   uint64_t *size);
 void jit_procs_foreach(struct jit_procs *j,
 		       void (*fn)(void *arg, uint32_t pid, enum jit_file_kind kind,
 				  const char *found_path, const char *why),

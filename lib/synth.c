@@ -89,8 +89,8 @@ static int emit_comm(struct synth *s, uint32_t pid, uint32_t tid, const char *co
 	unsigned char buf[256] __attribute__((aligned(8)));
 	size_t n = sizeof(struct perf_event_header);
 	uint32_t ids[2] = {pid, tid};
-	char name[17];
-	snprintf(name, sizeof(name), "%s", comm); /* TASK_COMM_LEN */
+	char name[17] = {0};
+	memcpy(name, comm, strnlen(comm, sizeof(name) - 1)); /* TASK_COMM_LEN, as the kernel */
 	memcpy(buf + n, ids, sizeof(ids)), n += sizeof(ids);
 	n = put_string(buf, n, name, sizeof(name));
 	return emit(s, buf, n, PERF_RECORD_COMM, 0);

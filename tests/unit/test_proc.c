@@ -114,7 +114,7 @@ static void test_status_and_exists(void)
 /* A child stopped in a fresh mount namespace with its own tmpfs on /tmp: what a container
  * looks like through /proc/<pid>/root.  Returns its pid, or -1 when namespaces are not
  * available (not root). */
-static pid_t start_container(int ready_fd)
+static pid_t start_container(int ready_fd, const char *host_file)
 {
 	pid_t pid = fork();
 	if (pid != 0)
@@ -131,6 +131,18 @@ static pid_t start_container(int ready_fd)
 	close(fd);
 	(void)!symlink("/etc/hostname", "/tmp/perf-2.map");
 	(void)!symlink("/etc", "/tmp/etcdir");
+	/* For open_file_in_root(): links that resolve inside the container, and links that
+	 * would reach host_file (which only the host's /tmp holds) if resolved from outside. */
+	(void)!mkdir("/tmp/usr", 0755);
+	fd = open("/tmp/usr/libx.so", O_WRONLY | O_CREAT, 0644);
+	(void)!write(fd, "inside", 6);
+	close(fd);
+	(void)!symlink("/tmp/usr", "/tmp/lib");
+	(void)!symlink(host_file, "/tmp/abs.so");
+	char *up = xasprintf("../../../..%s", host_file);
+	(void)!symlink(up, "/tmp/up.so");
+	free(up);
+	(void)!mkfifo("/tmp/fifo.so", 0644);
 	char c = 'y';
 	(void)!write(ready_fd, &c, 1);
 	pause();
@@ -143,9 +155,14 @@ static void test_safe_open_namespace(void)
 		printf("note: not root, mount namespace checks skipped\n");
 		return;
 	}
+	/* A file in the host's /tmp, hidden inside by the container's tmpfs. */
+	char host_file[] = "/tmp/pc-proc-host-XXXXXX";
+	int hfd = mkstemp(host_file);
+	CHECK(hfd >= 0 && write(hfd, "host", 4) == 4);
+	close(hfd);
 	int pfd[2];
 	CHECK(pipe(pfd) == 0);
-	pid_t pid = start_container(pfd[1]);
+	pid_t pid = start_container(pfd[1], host_file);
 	char c = 0;
 	CHECK(read(pfd[0], &c, 1) == 1);
 	close(pfd[0]);
@@ -164,11 +181,42 @@ static void test_safe_open_namespace(void)
 		CHECK(strstr(pc_strerror(), "symlink") != NULL);
 		CHECK(safe_open_in_root(pid, "/tmp/etcdir/hostname", 0) < 0);
 		CHECK(strstr(pc_strerror(), "symlink") != NULL);
+		CHECK(errno == ELOOP); /* refused, not missing */
+		CHECK(safe_open_in_root(pid, "/tmp/perf-3.map", 0) < 0);
+		CHECK(errno == ENOENT);
+
+		/* open_file_in_root(): the container's links resolve inside the container. */
+		char *root = xasprintf("/proc/%d/root", (int)pid);
+		fd = open_file_in_root(root, "/tmp/lib/libx.so");
+		CHECK(fd >= 0);
+		memset(buf, 0, sizeof(buf));
+		CHECK(fd >= 0 && read(fd, buf, sizeof(buf) - 1) == 6);
+		CHECK_STR(buf, "inside");
+		if (fd >= 0)
+			close(fd);
+		/* Resolved from outside, these links would reach the host's file: not here. */
+		CHECK(open_file_in_root(root, "/tmp/abs.so") < 0);
+		CHECK(errno == ENOENT);
+		CHECK(open_file_in_root(root, "/tmp/up.so") < 0);
+		CHECK(errno == ENOENT);
+		char *escape = xasprintf("/tmp/../../..%s", host_file);
+		CHECK(open_file_in_root(root, escape) < 0);
+		free(escape);
+		/* A FIFO is refused at once instead of blocking the reader. */
+		CHECK(open_file_in_root(root, "/tmp/fifo.so") < 0);
+		CHECK(strstr(pc_strerror(), "not a regular file") != NULL);
+		/* Without a root, the host's view. */
+		fd = open_file_in_root(NULL, host_file);
+		CHECK(fd >= 0);
+		if (fd >= 0)
+			close(fd);
+		free(root);
 	} else {
 		printf("note: cannot make a mount namespace here, checks skipped\n");
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+	unlink(host_file);
 }
 
 static void test_safe_open_traps(void)
@@ -286,8 +334,28 @@ static void test_safe_open_traps(void)
 	CHECK(rm_rf(dir) == 0);
 }
 
+/* /proc/stat's CPUs are the online ones: as many as sysconf says, the ones we may run on
+ * among them. */
+static void test_online_cpus(void)
+{
+	int *cpus = NULL;
+	size_t n = 0;
+	CHECK(proc_online_cpus(&cpus, &n) == 0);
+	CHECK(n > 0 && (long)n == sysconf(_SC_NPROCESSORS_ONLN));
+	cpu_set_t set;
+	CHECK(sched_getaffinity(0, sizeof(set), &set) == 0);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(i == 0 || cpus[i] > cpus[i - 1]);
+		if (cpus[i] < CPU_SETSIZE && CPU_ISSET(cpus[i], &set))
+			CPU_CLR(cpus[i], &set);
+	}
+	CHECK(CPU_COUNT(&set) == 0); /* every CPU we may run on is online */
+	free(cpus);
+}
+
 int main(void)
 {
+	test_online_cpus();
 	test_status_and_exists();
 	test_threads_and_comm();
 	test_safe_open_traps();
