@@ -376,6 +376,23 @@ void calltree_add(struct calltree *t, const uint32_t *funcs, size_t n, uint64_t 
 	t->nodes[at].self += weight;
 }
 
+uint32_t calltree_insert(struct calltree *t, const uint32_t *funcs, size_t n)
+{
+	uint32_t at = CALLTREE_ROOT;
+	for (size_t k = 0; k < n; k++)
+		at = child_of(t, at, funcs[k]);
+	return at;
+}
+
+void calltree_add_weight(struct calltree *t, uint32_t node, uint64_t weight)
+{
+	if (node >= t->count)
+		return;
+	t->nodes[node].self += weight;
+	for (uint32_t at = node; at != CALLTREE_NONE; at = t->nodes[at].parent)
+		t->nodes[at].total += weight;
+}
+
 size_t calltree_count(const struct calltree *t)
 {
 	return t->count;

@@ -4,7 +4,7 @@
  * native, JIT/managed); a calltree is a trie over function ids whose nodes carry the weight
  * of the stacks that end there (self) and pass through (total).  Memory is proportional to
  * the number of unique stack prefixes, never to the number of samples.  The weight is
- * whatever the caller adds: 1 per sample today, a period or blocked time tomorrow.
+ * whatever the caller adds: 1 per sample, or nanoseconds of blocked time (offcpu.h).
  *
  * Trees are built in one orientation (the caller adds frames root first) and re-shaped with
  * calltree_derive(): drop the process level, or invert so that leaves become roots.
@@ -61,6 +61,11 @@ struct functable *calltree_functable(const struct calltree *t);
 
 /* Adds weight to the stack funcs[0..n), funcs[0] next to the root. */
 void calltree_add(struct calltree *t, const uint32_t *funcs, size_t n, uint64_t weight);
+/* The node of the stack funcs[0..n), added without weight when new: for weights known only
+ * later (blocked time ends at the switch-in).  Node numbers never change. */
+uint32_t calltree_insert(struct calltree *t, const uint32_t *funcs, size_t n);
+/* Adds weight to the stack that ends at node (its self, its and its ancestors' totals). */
+void calltree_add_weight(struct calltree *t, uint32_t node, uint64_t weight);
 
 size_t calltree_count(const struct calltree *t); /* nodes, the root included */
 const struct calltree_node *calltree_node(const struct calltree *t, uint32_t i);

@@ -78,6 +78,7 @@ struct folded {
 	FILE *out;
 	const struct calltree *t;
 	const struct functable *ft;
+	uint64_t div;
 };
 
 static void put_folded_name(FILE *out, const char *s)
@@ -90,24 +91,31 @@ static bool folded_enter(void *arg, const struct level *path, size_t depth)
 {
 	struct folded *f = arg;
 	const struct calltree_node *nd = calltree_node(f->t, path[depth].node);
-	if (depth && nd->self) {
+	uint64_t w = nd->self / f->div + (nd->self % f->div >= (f->div + 1) / 2);
+	if (depth && w) {
 		for (size_t i = 1; i <= depth; i++) {
 			if (i > 1)
 				putc(';', f->out);
 			put_folded_name(
 			    f->out, functable_name(f->ft, calltree_node(f->t, path[i].node)->func));
 		}
-		fprintf(f->out, " %llu\n", (unsigned long long)nd->self);
+		fprintf(f->out, " %llu\n", (unsigned long long)w);
 	}
 	return true;
 }
 
 int flamegraph_write_folded(FILE *out, const struct calltree *t)
 {
+	return flamegraph_write_folded_scaled(out, t, 1);
+}
+
+int flamegraph_write_folded_scaled(FILE *out, const struct calltree *t, uint64_t div)
+{
 	/* One line per stack of names: two functions that print alike (the same JIT symbol in
 	 * two processes' maps) are one frame for the tools that read this. */
 	struct calltree *named = calltree_derive(t, CALLTREE_MERGE_NAMES);
-	struct folded f = {.out = out, .t = named, .ft = calltree_functable(named)};
+	struct folded f = {
+	    .out = out, .t = named, .ft = calltree_functable(named), .div = div ? div : 1};
 	walk(named, folded_enter, &f);
 	calltree_free(named);
 	return finish(out);
@@ -201,9 +209,11 @@ static uint32_t name_hash(const char *s)
 	return h;
 }
 
-/* Kernel orange, native red, JIT/managed green, processes blue, the root grey; the shade
- * varies with the name so that neighbours stay apart. */
-static void frame_color(enum frame_kind k, const char *name, bool root, int rgb[3])
+/* CPU time: kernel orange, native red, JIT/managed green, processes blue.  Off-CPU time:
+ * blues, kernel pale, native deep, JIT/managed turquoise, processes violet.  The root grey;
+ * the shade varies with the name so that neighbours stay apart. */
+static void frame_color(enum flamegraph_palette pal, enum frame_kind k, const char *name, bool root,
+			int rgb[3])
 {
 	uint32_t h = name_hash(name);
 	double v1 = (h & 0xff) / 255.0, v2 = (h >> 8 & 0xff) / 255.0, v3 = (h >> 16 & 0xff) / 255.0;
@@ -214,20 +224,37 @@ static void frame_color(enum frame_kind k, const char *name, bool root, int rgb[
 	    [FRAME_JIT] = {50, 60, 175, 55, 50, 50},
 	    [FRAME_PROCESS] = {110, 40, 150, 40, 215, 35},
 	};
+	static const int offcpu[][6] = {
+	    [FRAME_NATIVE] = {40, 50, 90, 60, 200, 55},
+	    [FRAME_KERNEL] = {120, 50, 170, 45, 225, 30},
+	    [FRAME_JIT] = {30, 40, 160, 50, 190, 50},
+	    [FRAME_PROCESS] = {140, 40, 110, 40, 210, 40},
+	};
 	if (root) {
 		rgb[0] = rgb[1] = rgb[2] = 200;
 		return;
 	}
-	const int *b = base[k];
+	const int *b = pal == FLAMEGRAPH_OFFCPU ? offcpu[k] : base[k];
 	rgb[0] = b[0] + (int)(b[1] * v1);
 	rgb[1] = b[2] + (int)(b[3] * v2);
 	rgb[2] = b[4] + (int)(b[5] * v3);
+}
+
+/* A weight as shown: a count, or divided by unit_div with two decimals (ns as ms). */
+static const char *fmt_weight(uint64_t w, const struct flamegraph_opts *o, char *buf, size_t len)
+{
+	if (o->unit_div > 1)
+		snprintf(buf, len, "%.2f", (double)w / (double)o->unit_div);
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)w);
+	return buf;
 }
 
 struct svg {
 	FILE *out;
 	const struct calltree *t;
 	const struct functable *ft;
+	const struct flamegraph_opts *o;
 	const char *unit;
 	double scale; /* px per weight unit */
 	size_t max_depth;
@@ -263,7 +290,7 @@ static bool svg_enter(void *arg, const struct level *path, size_t depth)
 	double x = FG_PAD + (double)l->x * s->scale, w = (double)nd->total * s->scale;
 	double y = s->height - FG_BOTTOM - (double)(depth + 1) * FG_FRAME_H;
 	int rgb[3];
-	frame_color(kind, name, root, rgb);
+	frame_color(s->o->palette, kind, name, root, rgb);
 	FILE *out = s->out;
 
 	fprintf(out, "<g class=\"f\" data-s=\"%llu\" data-n=\"%llu\" data-d=\"%zu\"><title>",
@@ -277,10 +304,11 @@ static bool svg_enter(void *arg, const struct level *path, size_t depth)
 		put_xml(out, *dso ? dso : "[unknown]", SIZE_MAX);
 		fprintf(out, " (%s)", frame_kind_name(kind));
 	}
-	fprintf(out, "\n%llu %s, %.2f%%", (unsigned long long)nd->total, s->unit,
+	char ws[32];
+	fprintf(out, "\n%s %s, %.2f%%", fmt_weight(nd->total, s->o, ws, sizeof(ws)), s->unit,
 		total ? 100.0 * (double)nd->total / (double)total : 0.0);
 	if (nd->self && nd->self != nd->total)
-		fprintf(out, " (self %llu, %.2f%%)", (unsigned long long)nd->self,
+		fprintf(out, " (self %s, %.2f%%)", fmt_weight(nd->self, s->o, ws, sizeof(ws)),
 			100.0 * (double)nd->self / (double)total);
 	fprintf(out,
 		"</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
@@ -390,7 +418,7 @@ static const char svg_script[] =
     "  matched.textContent = ' ';\n"
     "}\n";
 
-static void legend(FILE *out, unsigned x, unsigned y)
+static void legend(FILE *out, enum flamegraph_palette pal, unsigned x, unsigned y)
 {
 	static const struct {
 		enum frame_kind k;
@@ -401,7 +429,7 @@ static void legend(FILE *out, unsigned x, unsigned y)
 		     {FRAME_PROCESS, "process"}};
 	for (size_t i = 0; i < ARRAY_SIZE(items); i++) {
 		int rgb[3];
-		frame_color(items[i].k, "", false, rgb);
+		frame_color(pal, items[i].k, "", false, rgb);
 		fprintf(
 		    out,
 		    "<rect x=\"%u\" y=\"%u\" width=\"10\" height=\"10\" fill=\"rgb(%d,%d,%d)\"/>"
@@ -416,6 +444,7 @@ int flamegraph_write_svg(FILE *out, const struct calltree *t, const struct flame
 	struct svg s = {.out = out,
 			.t = t,
 			.ft = calltree_functable(t),
+			.o = o,
 			.unit = o->unit ? o->unit : "samples",
 			.width = o->width ? o->width : 1200};
 	uint64_t total = calltree_total(t);
@@ -461,7 +490,7 @@ int flamegraph_write_svg(FILE *out, const struct calltree *t, const struct flame
 		"<text id=\"matched\" x=\"%u\" y=\"%u\" style=\"text-anchor:end\"> </text>\n"
 		"<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n",
 		FG_PAD, s.width - FG_PAD, s.width - FG_PAD, s.height - 10, FG_PAD, s.height - 10);
-	legend(out, FG_PAD, 58);
+	legend(out, o->palette, FG_PAD, 58);
 	if (total)
 		walk(t, svg_enter, &s);
 	fputs("</svg>\n", out);

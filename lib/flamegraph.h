@@ -4,24 +4,36 @@
  * The tree's stacks must be root first (the caller view); a first level of FRAME_PROCESS
  * pseudo-frames shows as the process row.  The SVG needs nothing else: its script shows a
  * frame's name, weight and percentage on hover, zooms on click and searches by regular
- * expression; frames are colored by kind (kernel, native, JIT/managed).  Frames narrower than
- * a tenth of a pixel are left out, so the file stays small whatever the trace.
+ * expression; frames are colored by kind (kernel, native, JIT/managed), in warm colors for CPU
+ * time and in blues for off-CPU (blocked) time, as off-CPU graphs usually are.  Frames narrower
+ * than a tenth of a pixel are left out, so the file stays small whatever the trace.
  */
 #ifndef PC_FLAMEGRAPH_H
 #define PC_FLAMEGRAPH_H
 
 #include "calltree.h"
 
+enum flamegraph_palette {
+	FLAMEGRAPH_CPU,	   /* warm: kernel orange, native red, JIT green */
+	FLAMEGRAPH_OFFCPU, /* blues, a shade per kind */
+};
+
 struct flamegraph_opts {
 	const char *title;    /* "Flame Graph" when NULL */
 	const char *subtitle; /* e.g. the event and the input; may be NULL */
-	const char *unit;     /* what a weight counts: "samples" */
-	unsigned width;	      /* pixels; 1200 when 0 */
+	const char *unit;     /* what a weight counts, as shown: "samples", "ms" */
+	uint64_t unit_div;    /* 0 or 1: weights shown as they are; else divided by it, with
+				 two decimals (1000000 shows nanoseconds as ms) */
+	enum flamegraph_palette palette;
+	unsigned width; /* pixels; 1200 when 0 */
 };
 
 /* Both return 0, or -1 (pc_err) when writing failed. */
 int flamegraph_write_svg(FILE *out, const struct calltree *t, const struct flamegraph_opts *o);
 /* One line per unique stack of names with self weight; ';' inside a name becomes ':'. */
 int flamegraph_write_folded(FILE *out, const struct calltree *t);
+/* The same with each line's weight divided by div, rounded to the nearest (nanoseconds of
+ * blocked time as microseconds: 1000); lines that round to 0 are left out. */
+int flamegraph_write_folded_scaled(FILE *out, const struct calltree *t, uint64_t div);
 
 #endif

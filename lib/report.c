@@ -6,11 +6,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "samples" -> "Samples", for column headings. */
+/* "samples" -> "Samples", for column headings; a short unit ("ms") stays as it is. */
 static const char *heading(const char *unit, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s", unit);
-	buf[0] = (char)toupper((unsigned char)buf[0]);
+	if (strlen(buf) > 2)
+		buf[0] = (char)toupper((unsigned char)buf[0]);
+	return buf;
+}
+
+/* A weight as shown: a count, or divided by unit_div with two decimals (ns as ms). */
+static const char *fmt_weight(uint64_t w, const struct report_opts *o, char *buf, size_t len)
+{
+	if (o->unit_div > 1)
+		snprintf(buf, len, "%.2f", (double)w / (double)o->unit_div);
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)w);
 	return buf;
 }
 
@@ -44,6 +55,7 @@ struct printer {
 	const struct functable *ft;
 	uint64_t base;
 	double limit;
+	const struct report_opts *o;
 	char *prefix; /* the columns to the left of the current level */
 	size_t len, cap;
 };
@@ -86,9 +98,9 @@ static void print_children(struct printer *p, uint32_t node)
 	for (size_t i = 0; i < n; i++) {
 		const struct calltree_node *c = calltree_node(p->t, kids[i]);
 		bool last = i + 1 == n;
-		char label[64];
-		int ll = snprintf(label, sizeof(label), "%s--%.2f%% [%llu]--", last ? " " : "|",
-				  pct(c->total, p->base), (unsigned long long)c->total);
+		char label[80], w[32];
+		int ll = snprintf(label, sizeof(label), "%s--%.2f%% [%s]--", last ? " " : "|",
+				  pct(c->total, p->base), fmt_weight(c->total, p->o, w, sizeof(w)));
 		fprintf(p->out, "%s|\n%s%s%s\n", p->prefix, p->prefix, label,
 			functable_name(p->ft, c->func));
 		size_t saved = p->len;
@@ -106,12 +118,13 @@ int report_tree(FILE *out, const struct calltree *t, const struct report_opts *o
 			    .t = t,
 			    .ft = calltree_functable(t),
 			    .base = calltree_total(t),
-			    .limit = o->percent_limit};
+			    .limit = o->percent_limit,
+			    .o = o};
 	uint32_t *entries = NULL;
 	size_t cap = 0, hidden = 0;
 	uint64_t hidden_w = 0;
 	size_t n = calltree_children(t, CALLTREE_ROOT, CALLTREE_BY_TOTAL, &entries, &cap);
-	char h[32];
+	char h[32], w[32];
 	fprintf(out, "# %8s  %10s  %s\n", "Overhead", heading(o->unit, h, sizeof(h)),
 		"Symbol  (shared object)");
 	for (size_t i = 0; i < n; i++) {
@@ -123,18 +136,19 @@ int report_tree(FILE *out, const struct calltree *t, const struct report_opts *o
 		}
 		const char *name = functable_name(p.ft, e->func);
 		const char *dso = functable_dso(p.ft, e->func);
-		fprintf(out, "\n%9.2f%%  %10llu  %s %s  (%s)\n", pct(e->total, p.base),
-			(unsigned long long)e->total, kind_marker(functable_kind(p.ft, e->func)),
-			name, *dso ? base_name(dso) : "[unknown]");
+		fprintf(out, "\n%9.2f%%  %10s  %s %s  (%s)\n", pct(e->total, p.base),
+			fmt_weight(e->total, o, w, sizeof(w)),
+			kind_marker(functable_kind(p.ft, e->func)), name,
+			*dso ? base_name(dso) : "[unknown]");
 		fprintf(out, "            |\n            ---%s\n", name);
 		p.len = 0;
 		prefix_push(&p, ' ', 14);
 		print_children(&p, entries[i]);
 	}
 	if (hidden)
-		fprintf(out, "\n# %zu more entr%s under %.2g%%: %llu %s (%.2f%%)\n", hidden,
-			hidden == 1 ? "y" : "ies", o->percent_limit, (unsigned long long)hidden_w,
-			o->unit, pct(hidden_w, p.base));
+		fprintf(out, "\n# %zu more entr%s under %.2g%%: %s %s (%.2f%%)\n", hidden,
+			hidden == 1 ? "y" : "ies", o->percent_limit,
+			fmt_weight(hidden_w, o, w, sizeof(w)), o->unit, pct(hidden_w, p.base));
 	free(entries);
 	free(p.prefix);
 	return finish(out);
@@ -177,9 +191,10 @@ static void top_table(FILE *out, const struct calltree *t, const struct report_o
 		if (!key)
 			break;
 		const char *dso = functable_dso(r->ft, f);
-		fprintf(out, "%8.2f%%  %10llu  %6.2f%%  %10llu  %s %s  (%s)\n",
-			pct(r->self[f], base), (unsigned long long)r->self[f],
-			pct(r->incl[f], base), (unsigned long long)r->incl[f],
+		char ws[32], wi[32];
+		fprintf(out, "%8.2f%%  %10s  %6.2f%%  %10s  %s %s  (%s)\n", pct(r->self[f], base),
+			fmt_weight(r->self[f], o, ws, sizeof(ws)), pct(r->incl[f], base),
+			fmt_weight(r->incl[f], o, wi, sizeof(wi)),
 			kind_marker(functable_kind(r->ft, f)), functable_name(r->ft, f),
 			*dso ? base_name(dso) : "[unknown]");
 		shown++;
@@ -211,14 +226,17 @@ int report_processes(FILE *out, const struct calltree *t, const struct report_op
 	const struct functable *ft = calltree_functable(t);
 	uint32_t *kids = NULL;
 	size_t cap = 0, n = calltree_children(t, CALLTREE_ROOT, CALLTREE_BY_TOTAL, &kids, &cap);
+	/* Heaviest first: those without weight (stacks whose weight never came) are last. */
+	while (n && !calltree_node(t, kids[n - 1])->total)
+		n--;
 	uint64_t base = calltree_total(t);
-	char h[32];
+	char h[32], w[32];
 	heading(o->unit, h, sizeof(h));
 	fprintf(out, "\n# %s by command\n# %7s  %10s  %s\n", h, "%", h, "Command");
 	for (size_t i = 0; i < n && i < o->top; i++) {
 		const struct calltree_node *c = calltree_node(t, kids[i]);
-		fprintf(out, "%8.2f%%  %10llu  %s\n", pct(c->total, base),
-			(unsigned long long)c->total, functable_name(ft, c->func));
+		fprintf(out, "%8.2f%%  %10s  %s\n", pct(c->total, base),
+			fmt_weight(c->total, o, w, sizeof(w)), functable_name(ft, c->func));
 	}
 	if (n > o->top)
 		fprintf(out, "# ... and %zu more commands\n", n - o->top);

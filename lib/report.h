@@ -14,7 +14,9 @@
 struct report_opts {
 	double percent_limit; /* nodes under this % of the total are not shown (perf: 0.5) */
 	size_t top;	      /* rows in each top-functions table */
-	const char *unit;     /* what a weight counts: "samples" */
+	const char *unit;     /* what a weight counts, as shown: "samples", "ms" */
+	uint64_t unit_div;    /* 0 or 1: weights shown as they are; else divided by it, with
+				 two decimals (1000000 shows nanoseconds as ms) */
 };
 
 /* All return 0, or -1 (pc_err) when writing failed. */

@@ -1,0 +1,213 @@
+/* offcpu: see offcpu.h. */
+#include "offcpu.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the sched_switch trace field ---- */
+
+/* The int after "key" at p (digits, optionally negative), up to a blank or the end. */
+static bool field_int(const char *p, const char *key, int *out)
+{
+	p += strlen(key);
+	bool neg = *p == '-';
+	if (neg)
+		p++;
+	long long v = 0;
+	int nd = 0;
+	for (; isdigit((unsigned char)*p) && nd < 11; p++, nd++)
+		v = v * 10 + (*p - '0');
+	if (!nd || (*p && *p != ' ') || v > 0x7fffffffLL)
+		return false;
+	*out = (int)(neg ? -v : v);
+	return true;
+}
+
+/* The last occurrence of needle in s, or NULL. */
+static const char *last_strstr(const char *s, const char *needle)
+{
+	const char *last = NULL;
+	for (const char *p = s; (p = strstr(p, needle)); p++)
+		last = p;
+	return last;
+}
+
+bool offcpu_state_blocked(const char *state)
+{
+	/* "R" and "R+" wait for a CPU, not for an event; "X" and "Z" never come back. */
+	if (!*state || state[0] == 'R')
+		return false;
+	for (const char *p = state; *p; p++)
+		if (*p == 'X' || *p == 'Z')
+			return false;
+	return true;
+}
+
+int offcpu_parse_switch(const char *trace, struct sched_switch *sw)
+{
+	memset(sw, 0, sizeof(*sw));
+	/* The prev fields come first and the next ones last: a comm is at most 15 characters,
+	 * so it cannot hide a whole field, and searching from either end finds the real one. */
+	const char *pp = strstr(trace, " prev_pid="), *ps = strstr(trace, " prev_state=");
+	const char *np = last_strstr(trace, " next_pid=");
+	if (!pp || !ps || !np || ps < pp || np < ps)
+		return -1;
+	if (!field_int(pp, " prev_pid=", &sw->prev_pid) ||
+	    !field_int(np, " next_pid=", &sw->next_pid))
+		return -1;
+	ps += strlen(" prev_state=");
+	size_t n = strcspn(ps, " ");
+	if (!n || n >= sizeof(sw->prev_state))
+		return -1;
+	memcpy(sw->prev_state, ps, n);
+	sw->prev_state[n] = '\0';
+	sw->blocked = offcpu_state_blocked(sw->prev_state);
+	return 0;
+}
+
+/* ---- threads: open addressing by tid, entries never removed ---- */
+
+struct pending {
+	int tid;       /* 0: empty slot (tid 0 is the idle task, which never blocks) */
+	uint32_t node; /* the stack of the pending switch-out; CALLTREE_NONE when running */
+	uint64_t start_ns;
+};
+
+struct offcpu {
+	struct calltree *tree;
+	struct pending *slots; /* power of two */
+	size_t nslots;
+	uint64_t last_ns;
+	struct offcpu_stats st;
+};
+
+static size_t tid_slot(int tid, size_t nslots)
+{
+	uint64_t x = (uint32_t)tid * 0x9e3779b97f4a7c15ULL;
+	return (size_t)(x >> 32) & (nslots - 1);
+}
+
+static void grow(struct offcpu *oc)
+{
+	size_t n = oc->nslots ? oc->nslots * 2 : 256;
+	struct pending *slots = xcalloc(n, sizeof(*slots));
+	for (size_t i = 0; i < oc->nslots; i++) {
+		if (!oc->slots[i].tid)
+			continue;
+		size_t j = tid_slot(oc->slots[i].tid, n);
+		while (slots[j].tid)
+			j = (j + 1) & (n - 1);
+		slots[j] = oc->slots[i];
+	}
+	free(oc->slots);
+	oc->slots = slots;
+	oc->nslots = n;
+}
+
+/* The entry of tid, or NULL when it never blocked (create: add it). */
+static struct pending *thread(struct offcpu *oc, int tid, bool create)
+{
+	if (create && 2 * (oc->st.threads + 1) > oc->nslots)
+		grow(oc);
+	if (!oc->nslots)
+		return NULL;
+	size_t j = tid_slot(tid, oc->nslots);
+	for (; oc->slots[j].tid; j = (j + 1) & (oc->nslots - 1))
+		if (oc->slots[j].tid == tid)
+			return &oc->slots[j];
+	if (!create)
+		return NULL;
+	oc->st.threads++;
+	oc->slots[j] = (struct pending){.tid = tid, .node = CALLTREE_NONE};
+	return &oc->slots[j];
+}
+
+struct offcpu *offcpu_new(struct calltree *tree)
+{
+	struct offcpu *oc = xcalloc(1, sizeof(*oc));
+	oc->tree = tree;
+	return oc;
+}
+
+void offcpu_free(struct offcpu *oc)
+{
+	if (!oc)
+		return;
+	free(oc->slots);
+	free(oc);
+}
+
+static void end_interval(struct offcpu *oc, int tid, uint64_t now, bool exact)
+{
+	if (tid <= 0)
+		return;
+	struct pending *p = thread(oc, tid, false);
+	if (!p || p->node == CALLTREE_NONE)
+		return;
+	if (now < p->start_ns) {
+		oc->st.out_of_order++;
+	} else {
+		calltree_add_weight(oc->tree, p->node, now - p->start_ns);
+		oc->st.blocked_ns += now - p->start_ns;
+		oc->st.intervals++;
+		if (exact)
+			oc->st.ended_exact++;
+		else
+			oc->st.ended_sample++;
+	}
+	p->node = CALLTREE_NONE;
+}
+
+bool offcpu_sample(struct offcpu *oc, const struct stack_sample *s)
+{
+	bool is_switch = !strcmp(s->event, OFFCPU_EVENT);
+	if (is_switch)
+		oc->st.switches++;
+	if (!s->time_ns) { /* no time column: nothing can be measured */
+		if (is_switch)
+			oc->st.bad_switches++;
+		return false;
+	}
+	if (s->time_ns > oc->last_ns)
+		oc->last_ns = s->time_ns;
+	struct sched_switch sw;
+	bool parsed = is_switch && !offcpu_parse_switch(s->trace, &sw);
+	if (is_switch && !parsed)
+		oc->st.bad_switches++;
+	/* The switch-in first: at equal times it is the exact end. */
+	if (parsed)
+		end_interval(oc, sw.next_pid, s->time_ns, true);
+	/* The thread has a sample, so it ran: its switch-in was at or before now. */
+	end_interval(oc, s->tid, s->time_ns, false);
+	/* A task's last switch can come with tid -1 (perf prints it so once the task is gone);
+	 * it is not a wait, and only the sample's own thread can start one. */
+	return parsed && sw.blocked && s->tid > 0 && sw.prev_pid == s->tid;
+}
+
+void offcpu_block(struct offcpu *oc, int tid, uint64_t time_ns, uint32_t node)
+{
+	if (tid <= 0 || node == CALLTREE_NONE)
+		return;
+	struct pending *p = thread(oc, tid, true);
+	p->node = node;
+	p->start_ns = time_ns;
+}
+
+void offcpu_finish(struct offcpu *oc)
+{
+	for (size_t i = 0; i < oc->nslots; i++) {
+		struct pending *p = &oc->slots[i];
+		if (!p->tid || p->node == CALLTREE_NONE)
+			continue;
+		oc->st.open_at_end++;
+		if (oc->last_ns > p->start_ns)
+			oc->st.open_ns += oc->last_ns - p->start_ns;
+		p->node = CALLTREE_NONE;
+	}
+}
+
+const struct offcpu_stats *offcpu_stats(const struct offcpu *oc)
+{
+	return &oc->st;
+}
