@@ -1,0 +1,243 @@
+/* script: see script.h.  Numbers are formatted by hand into one buffer per sample: printf
+ * would parse the same format string a hundred times per sample, and this is the inner
+ * loop of post-processing.  The widths are perf 6.1's (builtin-script.c):
+ * "%16s "/"%s " comm, "%5d/%-5d ", "[%03d] ", "%12s: " of "%lu.%06lu", "%10lu ",
+ * "%*s: " event, "\t%16lx %s (%s)\n" per frame. */
+#include "script.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Text is collected up to this much before it goes to the FILE. */
+#define DRAIN_SIZE (256 * 1024)
+
+struct script_writer {
+	FILE *out;
+	int name_width;
+	char *buf;
+	size_t len, cap;
+	uint64_t bytes;
+	bool failed;
+	int err;
+};
+
+struct script_writer *script_writer_new(FILE *out, int name_width)
+{
+	struct script_writer *w = xcalloc(1, sizeof(*w));
+	w->out = out;
+	w->name_width = name_width;
+	w->cap = DRAIN_SIZE + 8192;
+	w->buf = xmalloc(w->cap);
+	return w;
+}
+
+void script_writer_free(struct script_writer *w)
+{
+	if (!w)
+		return;
+	free(w->buf);
+	free(w);
+}
+
+uint64_t script_writer_bytes(const struct script_writer *w)
+{
+	return w->bytes + w->len;
+}
+
+static void reserve(struct script_writer *w, size_t n)
+{
+	if (w->len + n > w->cap) {
+		while (w->len + n > w->cap)
+			w->cap *= 2;
+		w->buf = xrealloc(w->buf, w->cap);
+	}
+}
+
+static void put_mem(struct script_writer *w, const char *s, size_t n)
+{
+	reserve(w, n);
+	memcpy(w->buf + w->len, s, n);
+	w->len += n;
+}
+
+static void put_str(struct script_writer *w, const char *s)
+{
+	put_mem(w, s, strlen(s));
+}
+
+static void put_char(struct script_writer *w, char c)
+{
+	reserve(w, 1);
+	w->buf[w->len++] = c;
+}
+
+static void put_spaces(struct script_writer *w, size_t n)
+{
+	reserve(w, n);
+	memset(w->buf + w->len, ' ', n);
+	w->len += n;
+}
+
+/* s right-aligned in width columns ("%*s"). */
+static void put_right(struct script_writer *w, const char *s, size_t n, size_t width)
+{
+	if (n < width)
+		put_spaces(w, width - n);
+	put_mem(w, s, n);
+}
+
+/* Digits of v in base 10 or 16 at the end of tmp; returns where they start. */
+static char *digits(char *end, uint64_t v, unsigned base)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *p = end;
+	do {
+		*--p = hex[v % base];
+		v /= base;
+	} while (v);
+	return p;
+}
+
+enum align { RIGHT, LEFT, ZERO };
+
+static void put_num(struct script_writer *w, uint64_t v, bool negative, unsigned base, size_t width,
+		    enum align align)
+{
+	char tmp[32];
+	char *end = tmp + sizeof(tmp);
+	char *p = digits(end, v, base);
+	size_t ndig = end - p;
+	size_t n = ndig + negative;
+	if (align == ZERO) {
+		if (negative)
+			put_char(w, '-');
+		if (n < width) {
+			reserve(w, width - n);
+			memset(w->buf + w->len, '0', width - n);
+			w->len += width - n;
+		}
+		put_mem(w, p, ndig);
+		return;
+	}
+	if (align == RIGHT && n < width)
+		put_spaces(w, width - n);
+	if (negative)
+		put_char(w, '-');
+	put_mem(w, p, ndig);
+	if (align == LEFT && n < width)
+		put_spaces(w, width - n);
+}
+
+static void put_int(struct script_writer *w, int64_t v, size_t width, enum align align)
+{
+	uint64_t mag = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	put_num(w, mag, v < 0, 10, width, align);
+}
+
+static void format_header(struct script_writer *w, const struct script_sample *s)
+{
+	const char *comm = s->comm ? s->comm : ":-1";
+	if (s->callchain) {
+		put_str(w, comm);
+		put_char(w, ' ');
+	} else {
+		put_right(w, comm, strlen(comm), 16);
+		put_char(w, ' ');
+	}
+	put_int(w, s->pid, 5, RIGHT);
+	put_char(w, '/');
+	put_int(w, s->tid, 5, LEFT);
+	put_char(w, ' ');
+	if (s->has_cpu) {
+		put_char(w, '[');
+		put_int(w, (int32_t)s->cpu, 3, ZERO);
+		put_mem(w, "] ", 2);
+	}
+	if (s->has_time) {
+		/* "%12s: " of "%lu.%06lu": the seconds get the padding. */
+		char tmp[32];
+		char *end = tmp + sizeof(tmp);
+		uint64_t usecs = s->time % 1000000000ULL / 1000;
+		char *p = end;
+		for (int i = 0; i < 6; i++, usecs /= 10)
+			*--p = '0' + usecs % 10;
+		*--p = '.';
+		p = digits(p, s->time / 1000000000ULL, 10);
+		put_right(w, p, end - p, 12);
+		put_mem(w, ": ", 2);
+	}
+	put_num(w, s->period, false, 10, 10, RIGHT);
+	put_char(w, ' ');
+	const char *ev = s->event ? s->event : "[unknown]";
+	put_right(w, ev, strlen(ev), w->name_width > 0 ? (size_t)w->name_width : 0);
+	put_mem(w, ": ", 2);
+	if (s->trace)
+		put_str(w, s->trace);
+}
+
+static void format_frame_tail(struct script_writer *w, const struct frame *f)
+{
+	put_char(w, ' ');
+	put_str(w, f->sym ? f->sym : "[unknown]");
+	put_mem(w, " (", 2);
+	put_str(w, f->dso ? f->dso : "[unknown]");
+	put_char(w, ')');
+}
+
+/* Hands the accumulated text to the FILE in large pieces, which glibc writes straight
+ * through without copying it into the stream's own buffer. */
+static int drain(struct script_writer *w)
+{
+	if (!w->len || w->failed) {
+		w->len = 0;
+		return w->failed ? -1 : 0;
+	}
+	size_t n = fwrite(w->buf, 1, w->len, w->out);
+	if (n != w->len) {
+		w->err = errno;
+		w->failed = true;
+		w->len = 0;
+		return pc_err("cannot write perf.data.txt: %s", strerror(w->err ? w->err : EIO));
+	}
+	w->bytes += n;
+	w->len = 0;
+	return 0;
+}
+
+int script_writer_sample(struct script_writer *w, const struct script_sample *s)
+{
+	if (w->failed)
+		return pc_err("cannot write perf.data.txt: %s", strerror(w->err ? w->err : EIO));
+	format_header(w, s);
+	if (s->callchain) {
+		put_char(w, '\n');
+		for (size_t i = 0; i < s->nframes; i++) {
+			put_char(w, '\t');
+			put_num(w, s->frames[i].ip, false, 16, 16, RIGHT);
+			format_frame_tail(w, &s->frames[i]);
+			put_char(w, '\n');
+		}
+	} else {
+		put_char(w, ' ');
+		put_num(w, s->ip, false, 16, 16, RIGHT);
+		if (s->nframes)
+			format_frame_tail(w, &s->frames[0]);
+		else
+			put_mem(w, " [unknown] ([unknown])", 22);
+	}
+	put_char(w, '\n');
+	return w->len >= DRAIN_SIZE ? drain(w) : 0;
+}
+
+int script_writer_flush(struct script_writer *w)
+{
+	drain(w);
+	if (fflush(w->out) != 0 && !w->failed) {
+		w->failed = true;
+		w->err = errno;
+	}
+	if (w->failed || ferror(w->out))
+		return pc_err("cannot write perf.data.txt: %s", strerror(w->err ? w->err : EIO));
+	return 0;
+}
