@@ -425,6 +425,8 @@ const char *machine_comm(struct machine *m, uint32_t pid, uint32_t tid)
 	struct process *p = find_process(m, pid, false);
 	if (p && p->comm)
 		return p->comm;
+	if (tid == 0)
+		return "swapper"; /* the idle task, as perf names it */
 	snprintf(m->tidbuf, sizeof(m->tidbuf), ":%d", (int32_t)tid);
 	return m->tidbuf;
 }

@@ -23,6 +23,7 @@ struct jit_entry {
 
 struct jitfiles {
 	char *src_dir, *out_dir;
+	struct symbolizer *symbolizer; /* during jitfiles_collect() */
 	struct jit_entry *e;
 	size_t n, cap;
 	bool sorted;
@@ -81,17 +82,10 @@ static struct jit_entry *add(struct jitfiles *j, enum jit_file_kind kind, uint32
 	return e;
 }
 
-/* Opens a file the symbolizer found: through safe_open_in_root() when it lies in a
- * process's /proc/<pid>/root, else without following a final symlink. */
+/* Opens a side file of the trace directory being merged, without following a symlink.
+ * (Files inside a live target's root come through symbolizer_copy_jit_file().) */
 static int open_found(const char *path)
 {
-	int root_pid = 0, off = 0;
-	if (sscanf(path, "/proc/%d/root%n", &root_pid, &off) == 1 && off > 0 && path[off] == '/') {
-		struct proc_status ps;
-		if (proc_status(root_pid, &ps) < 0)
-			return -1;
-		return safe_open_in_root(root_pid, path + off, ps.uid);
-	}
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ELOOP ? pc_err("%s is a symlink", path)
@@ -172,15 +166,32 @@ static void on_jit_file(void *arg, uint32_t pid, enum jit_file_kind kind, const 
 		e = add(j, kind, pid);
 	free(e->why);
 	e->why = NULL;
-	if (found)
-		gather(j, e, found);
-	else
+	if (!found) {
 		e->why = xstrdup(why ? why : "not found");
+		return;
+	}
+	/* The symbolizer copies what it read, re-checked to be the same file: a path could
+	 * have been swapped (or hard-linked) inside an untrusted container since. */
+	char *name = jitfiles_file_name(kind, pid);
+	char *dest = xasprintf("%s/%s", j->out_dir, name);
+	free(e->from);
+	e->from = xstrdup(found);
+	if (symbolizer_copy_jit_file(j->symbolizer, pid, kind, dest, &e->size) == 0) {
+		e->name = name;
+		name = NULL;
+	} else {
+		e->why = xstrdup(pc_strerror());
+		unlink(dest); /* no half copy in the archive */
+	}
+	free(name);
+	free(dest);
 }
 
 void jitfiles_collect(struct jitfiles *j, struct symbolizer *s)
 {
+	j->symbolizer = s;
 	symbolizer_foreach_jit_file(s, on_jit_file, j);
+	j->symbolizer = NULL;
 }
 
 /* "perf-123.map" -> kind and pid, only for exactly the names the layout uses. */
