@@ -1,9 +1,128 @@
-/* stacks: placeholder until its issue lands. */
+/* stacks: a hang snapshot of a live process, every thread's kernel and user stack,
+ * grouped, with the owners of the mutexes threads wait for. */
+#include "archive.h"
+#include "cli.h"
 #include "commands.h"
-#include <stdio.h>
+#include "stacks.h"
+#include "stacks_report.h"
+
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f, const struct cli_opt *opts)
+{
+	fprintf(f,
+		"usage: perfcollect-c stacks -pid N [-module NAME] [-o FILE] [-zip FILE.trace.zip]"
+		" [-nokernel]\n\n"
+		"Stops the process briefly, prints every thread's kernel and user stack, threads "
+		"with\nidentical stacks grouped (biggest group first), and which thread holds the "
+		"mutex\nthat others wait for.  The process runs on afterwards.  Needs root (or "
+		"CAP_SYS_PTRACE;\nkernel stacks need root).\n\noptions:\n");
+	cli_print_options(f, opts);
+}
+
+/* "dir/name.trace.zip" -> "name.trace/stacks-<pid>.txt": the layout of perfcollect's zips. */
+static char *entry_name(const char *zip_path, pid_t pid)
+{
+	char *copy = xstrdup(zip_path);
+	char *base = xstrdup(basename(copy));
+	free(copy);
+	if (str_endswith(base, ".zip"))
+		base[strlen(base) - 4] = 0;
+	char *name = xasprintf("%s%s/stacks-%d.txt", base[0] ? base : "stacks",
+			       str_endswith(base, ".trace") ? "" : ".trace", (int)pid);
+	free(base);
+	return name;
+}
+
+static int write_file(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		pc_err_errno("cannot create %s", path);
+		return -1;
+	}
+	size_t n = fwrite(text, 1, len, f);
+	if (fclose(f) != 0 || n != len)
+		return pc_err_errno("cannot write %s", path);
+	return 0;
+}
+
+static int write_zip(const char *path, pid_t pid, const char *text, size_t len)
+{
+	struct archive_writer *w = archive_writer_new(path);
+	if (!w)
+		return -1;
+	char *name = entry_name(path, pid);
+	int r = archive_writer_add_buffer(w, name, text, len);
+	if (r == 0)
+		r = archive_writer_finish(w);
+	free(name);
+	archive_writer_free(w);
+	return r;
+}
 
 int cmd_stacks(int argc, char **argv)
 {
-	fprintf(stderr, "perfcollect-c: 'stacks' is not implemented yet\n");
-	return 2;
+	long pid = 0;
+	const char *module = NULL, *out = NULL, *zip = NULL;
+	bool nokernel = false;
+	const struct cli_opt opts[] = {
+	    {"pid", 'p', CLI_INT, &pid, "N", "the process to snapshot (required)"},
+	    {"module", 0, CLI_STR, &module, "NAME",
+	     "only threads with NAME on the stack: a path, a file name or its start up to a "
+	     "'.' (libc), 'kernel'"},
+	    {"output", 'o', CLI_STR, &out, "FILE", "write the report to FILE instead of stdout"},
+	    {"zip", 0, CLI_STR, &zip, "FILE.trace.zip",
+	     "write the report as <name>.trace/stacks-<pid>.txt into a new zip"},
+	    {"nokernel", 0, CLI_FLAG, &nokernel, NULL, "leave out kernel stacks"},
+	    {NULL, 0, 0, NULL, NULL, NULL},
+	};
+	const char *pos[1];
+	int npos;
+	bool help;
+	if (cli_parse("stacks", opts, argc, argv, pos, 0, &npos, &help) < 0)
+		return 2;
+	if (help) {
+		usage(stdout, opts);
+		return 0;
+	}
+	if (pid <= 0 || pid > INT32_MAX) {
+		fprintf(stderr,
+			"perfcollect-c stacks: -pid N is required (see 'perfcollect-c stacks "
+			"--help')\n");
+		return 2;
+	}
+
+	struct stacks_opts so = {.kernel = !nokernel};
+	struct stacks_snapshot *s = stacks_snapshot_take((pid_t)pid, &so);
+	if (!s) {
+		fprintf(stderr, "perfcollect-c stacks: %s\n", pc_strerror());
+		return 1;
+	}
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	struct stacks_report_opts ro = {.module = module};
+	int r = m ? stacks_report_write(m, s, &ro) : pc_err_errno("open_memstream");
+	if (m)
+		fclose(m);
+	if (r == 0 && out)
+		r = write_file(out, text, len);
+	if (r == 0 && zip)
+		r = write_zip(zip, s->pid, text, len);
+	if (r == 0 && !out && !zip && fwrite(text, 1, len, stdout) != len)
+		r = pc_err_errno("writing to stdout");
+	if (r == 0 && (out || zip))
+		fprintf(stderr, "perfcollect-c stacks: %zu threads of PID %d written to %s%s%s\n",
+			s->nthreads, (int)s->pid, out ? out : "", out && zip ? " and " : "",
+			zip ? zip : "");
+	free(text);
+	stacks_snapshot_free(s);
+	if (r < 0) {
+		fprintf(stderr, "perfcollect-c stacks: %s\n", pc_strerror());
+		return 1;
+	}
+	return 0;
 }

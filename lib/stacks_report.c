@@ -1,0 +1,332 @@
+/* stacks_report: see stacks_report.h. */
+#include "stacks_report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TIDS_SHOWN 64
+
+static bool module_matches(const char *module, const char *name)
+{
+	if (!module)
+		return false;
+	if (!strcmp(module, name))
+		return true;
+	const char *base = strrchr(module, '/');
+	base = base ? base + 1 : module;
+	size_t n = strlen(name);
+	return !strncmp(base, name, n) && (base[n] == 0 || base[n] == '.');
+}
+
+bool stacks_thread_has_module(const struct thread_stack *t, const char *name)
+{
+	for (size_t i = 0; i < t->nkframes; i++)
+		if (module_matches(t->kframes[i].module ? t->kframes[i].module : "kernel", name))
+			return true;
+	for (size_t i = 0; i < t->nuframes; i++)
+		if (module_matches(t->uframes[i].module, name))
+			return true;
+	return false;
+}
+
+/* The frames as they print; also the grouping key (with the awaited lock). */
+static void print_frames(FILE *f, const struct thread_stack *t, bool have_kernel)
+{
+	if (have_kernel) {
+		fprintf(f, "  kernel:\n");
+		if (!t->nkframes)
+			fprintf(f, "    (none: %s)\n",
+				t->state == 'R' ? "running" : "in user space");
+		for (size_t i = 0; i < t->nkframes; i++) {
+			const struct stack_frame *k = &t->kframes[i];
+			fprintf(f, "    %s%s%s%s\n", k->text, k->module ? " [" : "",
+				k->module ? k->module : "", k->module ? "]" : "");
+		}
+	}
+	fprintf(f, "  user:\n");
+	for (size_t i = 0; i < t->nuframes; i++) {
+		const struct stack_frame *u = &t->uframes[i];
+		fprintf(f, "    #%-2zu 0x%016" PRIx64 " %s (%s)%s%s\n", i, u->pc,
+			u->text ? u->text : "??", u->module ? u->module : "[unknown]",
+			u->srcline ? " at " : "", u->srcline ? u->srcline : "");
+	}
+	if (t->user_error)
+		fprintf(f, "    (%s%s)\n",
+			t->nuframes ? "unwinding stopped: " : "no user stack: ", t->user_error);
+}
+
+static void print_wait(FILE *f, const struct stacks_snapshot *s, const struct lock_wait *w)
+{
+	if (w->kind == LOCK_WAIT_MUTEX) {
+		const struct thread_stack *o = stacks_find_thread(s, w->owner);
+		fprintf(f, "wait for %smutex 0x%" PRIx64 " held by TID %d", w->pi ? "PI " : "",
+			w->addr, (int)w->owner);
+		if (o)
+			fprintf(f, " (%s)", o->comm);
+		else
+			fprintf(f, " (another process)");
+	} else if (w->kind == LOCK_WAIT_FUTEX) {
+		fprintf(f,
+			"wait on futex 0x%" PRIx64 " (not a mutex: condition variable, join, "
+			"semaphore...)",
+			w->addr);
+	}
+}
+
+static char *stack_key(const struct thread_stack *t, bool have_kernel)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return xstrdup("");
+	print_frames(m, t, have_kernel);
+	if (t->wait.kind != LOCK_WAIT_NONE)
+		fprintf(m, "wait %d %" PRIx64, (int)t->wait.kind, t->wait.addr);
+	fclose(m);
+	return buf;
+}
+
+struct group {
+	size_t *members; /* indices into s->threads, ascending tid */
+	size_t n;
+	const char *key;
+};
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return (x->members[0] > y->members[0]) - (x->members[0] < y->members[0]);
+}
+
+struct lock_row {
+	uint64_t addr;
+	pid_t owner;
+	size_t waiters;
+};
+
+static int cmp_lock_row(const void *a, const void *b)
+{
+	const struct lock_row *x = a, *y = b;
+	if (x->waiters != y->waiters)
+		return x->waiters > y->waiters ? -1 : 1;
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static size_t collect_locks(const struct stacks_snapshot *s, const bool *keep,
+			    struct lock_row **out)
+{
+	struct lock_row *rows = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < s->nthreads; i++) {
+		const struct lock_wait *w = &s->threads[i].wait;
+		if (!keep[i] || w->kind != LOCK_WAIT_MUTEX)
+			continue;
+		size_t j = 0;
+		while (j < n && (rows[j].addr != w->addr || rows[j].owner != w->owner))
+			j++;
+		if (j == n) {
+			grow_array((void **)&rows, &cap, n + 1, sizeof(*rows));
+			rows[n++] = (struct lock_row){w->addr, w->owner, 0};
+		}
+		rows[j].waiters++;
+	}
+	if (n)
+		qsort(rows, n, sizeof(*rows), cmp_lock_row);
+	*out = rows;
+	return n;
+}
+
+/* Follows "waits for a mutex held by" from an owner and says so if it comes back around;
+ * each cycle once, from its lowest TID. */
+static void print_cycle(FILE *f, const struct stacks_snapshot *s, pid_t start)
+{
+	pid_t tid = start;
+	for (size_t steps = 0; steps <= s->nthreads; steps++) {
+		const struct thread_stack *t = stacks_find_thread(s, tid);
+		if (!t || t->wait.kind != LOCK_WAIT_MUTEX)
+			return;
+		tid = t->wait.owner;
+		if (tid < start)
+			return;
+		if (tid == start)
+			break;
+	}
+	if (tid != start)
+		return;
+	fprintf(f, "  DEADLOCK: TID %d", (int)start);
+	tid = start;
+	do {
+		const struct thread_stack *t = stacks_find_thread(s, tid);
+		tid = t->wait.owner;
+		fprintf(f, " -> mutex 0x%" PRIx64 " -> TID %d", t->wait.addr, (int)tid);
+	} while (tid != start);
+	fprintf(f, "\n");
+}
+
+static void print_thread_line(FILE *f, const struct thread_stack *t)
+{
+	fprintf(f, "TID %d (%s), state %c", (int)t->tid, t->comm, t->state ? t->state : '?');
+	if (t->wchan[0])
+		fprintf(f, ", wchan %s", t->wchan);
+}
+
+static void print_locks(FILE *f, const struct stacks_snapshot *s, const bool *keep)
+{
+	struct lock_row *rows;
+	size_t n = collect_locks(s, keep, &rows);
+	if (!n)
+		return;
+	fprintf(f, "Locks:\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct thread_stack *o = stacks_find_thread(s, rows[i].owner);
+		fprintf(f, "  %zu thread%s wait%s for mutex 0x%" PRIx64 " held by TID %d (%s)\n",
+			rows[i].waiters, rows[i].waiters == 1 ? "" : "s",
+			rows[i].waiters == 1 ? "s" : "", rows[i].addr, (int)rows[i].owner,
+			o ? o->comm : "another process");
+	}
+	for (size_t i = 0; i < n; i++)
+		print_cycle(f, s, rows[i].owner);
+	fprintf(f, "\n");
+	/* Each owner's stack once, before any group: it is what everyone waits for. */
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i; j++)
+			seen |= rows[j].owner == rows[i].owner;
+		if (seen)
+			continue;
+		const struct thread_stack *o = stacks_find_thread(s, rows[i].owner);
+		fprintf(f, "Owner of mutex 0x%" PRIx64 ": ", rows[i].addr);
+		if (!o) {
+			fprintf(f, "TID %d, not a thread of this process\n\n", (int)rows[i].owner);
+			continue;
+		}
+		print_thread_line(f, o);
+		if (o->wait.kind != LOCK_WAIT_NONE) {
+			fprintf(f, ",\n  itself ");
+			print_wait(f, s, &o->wait);
+		}
+		fprintf(f, "\n");
+		print_frames(f, o, s->have_kernel);
+		fprintf(f, "\n");
+	}
+	free(rows);
+}
+
+/* comm, state or wchan of a thread as a string ("" when unknown). */
+static const char *thread_field(const struct thread_stack *t, int field)
+{
+	static const char *const states[] = {"R", "S", "D", "T", "t", "Z", "X", "I", "P", "?"};
+	if (field == 0)
+		return t->comm;
+	if (field == 2)
+		return t->wchan;
+	const char *p = strchr("RSDTtZXIP", t->state ? t->state : '?');
+	return states[p ? p - "RSDTtZXIP" : 9];
+}
+
+static void print_group(FILE *f, const struct stacks_snapshot *s, const struct group *g)
+{
+	const struct thread_stack *first = &s->threads[g->members[0]];
+	fprintf(f, "%zu thread%s:", g->n, g->n == 1 ? "" : "s");
+	for (size_t i = 0; i < g->n && i < MAX_TIDS_SHOWN; i++)
+		fprintf(f, " %d", (int)s->threads[g->members[i]].tid);
+	if (g->n > MAX_TIDS_SHOWN)
+		fprintf(f, " ... (%zu more)", g->n - MAX_TIDS_SHOWN);
+	/* Names, states and wait channels: each distinct value once, in first-seen order. */
+	for (int field = 0; field < 3; field++) {
+		static const char *const lead[3] = {" (", ", state ", ", wchan "};
+		static const char *const tail[3] = {")", "", ""};
+		size_t shown = 0;
+		for (size_t i = 0; i < g->n; i++) {
+			const char *v = thread_field(&s->threads[g->members[i]], field);
+			bool dup = !v[0];
+			for (size_t j = 0; j < i && !dup; j++)
+				dup = !strcmp(thread_field(&s->threads[g->members[j]], field), v);
+			if (!dup)
+				fprintf(f, "%s%s", shown++ ? "," : lead[field], v);
+		}
+		if (shown)
+			fprintf(f, "%s", tail[field]);
+	}
+	fprintf(f, "\n");
+	if (first->wait.kind != LOCK_WAIT_NONE) {
+		fprintf(f, "  ");
+		print_wait(f, s, &first->wait);
+		fprintf(f, "\n");
+	}
+	print_frames(f, first, s->have_kernel);
+	fprintf(f, "\n");
+}
+
+static int cmp_key_index(const void *a, const void *b, void *arg)
+{
+	char **keys = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(keys[x], keys[y]);
+	return c ? c : (x > y) - (x < y);
+}
+
+int stacks_report_write(FILE *f, const struct stacks_snapshot *s,
+			const struct stacks_report_opts *o)
+{
+	bool *keep = xcalloc(s->nthreads + 1, sizeof(*keep));
+	size_t nkeep = 0;
+	for (size_t i = 0; i < s->nthreads; i++) {
+		keep[i] = !o->module || stacks_thread_has_module(&s->threads[i], o->module);
+		nkeep += keep[i];
+	}
+	fprintf(f, "Process %d (%s): %zu thread%s", (int)s->pid, s->comm, s->nthreads,
+		s->nthreads == 1 ? "" : "s");
+	if (s->nspid != s->pid)
+		fprintf(f, ", PID %d in its namespace", (int)s->nspid);
+	fprintf(f, ", stopped for %.1f ms\n", s->stopped_ns / 1e6);
+	if (o->module)
+		fprintf(f, "Showing the %zu thread%s with %s on the stack\n", nkeep,
+			nkeep == 1 ? "" : "s", o->module);
+	if (s->kernel_note)
+		fprintf(f, "No kernel stacks: %s\n", s->kernel_note);
+	if (s->perfmap_path)
+		fprintf(f, "JIT frames named from %s (inside the process's root)\n",
+			s->perfmap_path);
+	if (s->perfmap_note)
+		fprintf(f, "Perf map: %s\n", s->perfmap_note);
+	fprintf(f, "\n");
+	print_locks(f, s, keep);
+
+	char **keys = xcalloc(s->nthreads + 1, sizeof(*keys));
+	size_t *order = xcalloc(s->nthreads + 1, sizeof(*order));
+	size_t n = 0;
+	for (size_t i = 0; i < s->nthreads; i++) {
+		keys[i] = stack_key(&s->threads[i], s->have_kernel);
+		if (keep[i])
+			order[n++] = i;
+	}
+	qsort_r(order, n, sizeof(*order), cmp_key_index, keys);
+	struct group *groups = xcalloc(n + 1, sizeof(*groups));
+	size_t ngroups = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && !strcmp(keys[order[i]], keys[order[j]]))
+			j++;
+		/* members in tid order: the snapshot is sorted by tid and order[] is stable */
+		groups[ngroups++] = (struct group){order + i, j - i, keys[order[i]]};
+		i = j;
+	}
+	qsort(groups, ngroups, sizeof(*groups), cmp_group);
+	for (size_t i = 0; i < ngroups; i++)
+		print_group(f, s, &groups[i]);
+
+	for (size_t i = 0; i < s->nthreads; i++)
+		free(keys[i]);
+	free(keys);
+	free(order);
+	free(groups);
+	free(keep);
+	if (fflush(f) != 0 || ferror(f))
+		return pc_err_errno("writing the report");
+	return 0;
+}
