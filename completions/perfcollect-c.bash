@@ -20,7 +20,7 @@ _perfcollect_c()
 	view) opts="-graphtype -processfilter -pid -tid -event -offcpu -flamegraph -folded -top -percent-limit -help" ;;
 	log) opts="-tail -help" ;;
 	ls | cat | install | livetrace) opts="-help" ;;
-	stacks) opts="-pid -module -o -nokernel -help" ;;
+	stacks) opts="-pid -module -o -output -zip -nokernel -help" ;;
 	setenv) opts="-help --" ;;
 	esac
 	case $prev in
@@ -30,7 +30,7 @@ _perfcollect_c()
 	-graphtype)
 		COMPREPLY=($(compgen -W "callee caller" -- "$cur"))
 		return ;;
-	-o | -outdir | -flamegraph | --flamegraph | -folded | --folded)
+	-o | -output | -zip | -outdir | -flamegraph | --flamegraph | -folded | --folded)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
 	-collectsec | -buffersize | -tail | -top | -percent-limit | -processfilter | -module | -events | -event)

@@ -52,4 +52,6 @@ complete -c perfcollect-c -n "__fish_seen_subcommand_from log" -o tail -x -d 'la
 complete -c perfcollect-c -n "__fish_seen_subcommand_from stacks" -o pid -x -a '(__fish_complete_pids)' -d 'process to snapshot'
 complete -c perfcollect-c -n "__fish_seen_subcommand_from stacks" -o module -x -d 'only threads with this module'
 complete -c perfcollect-c -n "__fish_seen_subcommand_from stacks" -o o -r -d 'write the report to a file'
+complete -c perfcollect-c -n "__fish_seen_subcommand_from stacks" -o output -r -d 'write the report to a file'
+complete -c perfcollect-c -n "__fish_seen_subcommand_from stacks" -o zip -r -d 'write the report into a new trace.zip'
 complete -c perfcollect-c -n "__fish_seen_subcommand_from stacks" -o nokernel -d 'skip kernel stacks'
