@@ -202,29 +202,6 @@ static int parse(struct jitdump *j, const uint8_t *buf, size_t len)
 	return 0;
 }
 
-static uint8_t *read_all(int fd, size_t *len)
-{
-	size_t cap = 1 << 16, n = 0;
-	uint8_t *buf = xmalloc(cap);
-	for (;;) {
-		if (n == cap)
-			buf = xrealloc(buf, cap *= 2);
-		ssize_t r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			pc_err_errno("jitdump: cannot read");
-			free(buf);
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		n += r;
-	}
-	*len = n;
-	return buf;
-}
-
 struct jitdump *jitdump_load_fd(int fd)
 {
 	/* map regular files: most of a jitdump is code bytes that are never looked at */
@@ -237,7 +214,7 @@ struct jitdump *jitdump_load_fd(int fd)
 		buf = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
 		mapped = buf != MAP_FAILED;
 	}
-	if (!mapped && !(buf = read_all(fd, &len)))
+	if (!mapped && !(buf = (uint8_t *)read_fd(fd, &len)))
 		return NULL;
 	struct jitdump *j = xcalloc(1, sizeof(*j));
 	int r = parse(j, buf, len);

@@ -14,30 +14,6 @@ struct perfinfo {
 	size_t nimages, cap, bad;
 };
 
-static char *read_all(int fd, size_t *len)
-{
-	size_t cap = 4096, n = 0;
-	char *buf = xmalloc(cap);
-	for (;;) {
-		if (n + 1 >= cap)
-			buf = xrealloc(buf, cap *= 2);
-		ssize_t r = read(fd, buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			pc_err_errno("perfinfo: cannot read");
-			free(buf);
-			return NULL;
-		}
-		if (!r)
-			break;
-		n += r;
-	}
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
 static bool parse_base(const char *s, uint64_t *out)
 {
 	if (!strcmp(s, "(nil)")) {
@@ -89,7 +65,7 @@ static bool parse_line(struct perfinfo *p, char *line)
 struct perfinfo *perfinfo_load_fd(int fd)
 {
 	size_t len;
-	char *text = read_all(fd, &len);
+	char *text = read_fd(fd, &len);
 	if (!text)
 		return NULL;
 	struct perfinfo *p = xcalloc(1, sizeof(*p));

@@ -26,30 +26,6 @@ struct perfmap {
 	size_t nsegs;
 };
 
-static char *read_all_fd(int fd, size_t *len)
-{
-	size_t cap = 1 << 16, n = 0;
-	char *buf = xmalloc(cap);
-	for (;;) {
-		if (n + 1 >= cap)
-			buf = xrealloc(buf, cap *= 2);
-		ssize_t r = read(fd, buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			pc_err_errno("cannot read perf map");
-			free(buf);
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		n += r;
-	}
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
 static bool parse_hex(const char **p, uint64_t *out)
 {
 	const char *s = *p;
@@ -192,7 +168,7 @@ static void build_segments(struct perfmap *m)
 struct perfmap *perfmap_load_fd(int fd)
 {
 	size_t len;
-	char *text = read_all_fd(fd, &len);
+	char *text = read_fd(fd, &len);
 	if (!text)
 		return NULL;
 	struct perfmap *m = xcalloc(1, sizeof(*m));

@@ -113,14 +113,9 @@ void grow_array(void **buf, size_t *cap, size_t n, size_t esz)
 	*cap = c;
 }
 
-char *read_file(const char *path, size_t *len)
+char *read_fd(int fd, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		pc_err_errno("cannot open %s", path);
-		return NULL;
-	}
-	size_t cap = 4096, n = 0;
+	size_t cap = 1 << 16, n = 0;
 	char *buf = xmalloc(cap);
 	for (;;) {
 		if (n + 1 >= cap)
@@ -129,19 +124,31 @@ char *read_file(const char *path, size_t *len)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			pc_err_errno("cannot read %s", path);
+			pc_err_errno("read failed");
 			free(buf);
-			close(fd);
 			return NULL;
 		}
 		if (r == 0)
 			break;
 		n += r;
 	}
-	close(fd);
 	buf[n] = 0;
 	if (len)
 		*len = n;
+	return buf;
+}
+
+char *read_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		pc_err_errno("cannot open %s", path);
+		return NULL;
+	}
+	char *buf = read_fd(fd, len);
+	if (!buf)
+		pc_err_errno("cannot read %s", path);
+	close(fd);
 	return buf;
 }
 

@@ -36,6 +36,8 @@ void grow_array(void **buf, size_t *cap, size_t n, size_t esz);
 
 /* Read a whole (small) file; NUL-terminated; *len gets the size without the NUL. */
 char *read_file(const char *path, size_t *len);
+/* The same from an open fd, to its end (the fd is not closed). */
+char *read_fd(int fd, size_t *len);
 /* Write all of buf, retrying on EINTR and short writes. */
 int write_all(int fd, const void *buf, size_t len);
 /* Make a directory and its parents. */
