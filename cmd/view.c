@@ -1,9 +1,6 @@
 /* view: call trees, top functions, flame graphs and folded stacks from perf.data.txt, read
  * straight out of a trace.zip (or a .trace directory, a bare perf.data.txt, or stdin), without
- * unzip or perf.  One streaming pass aggregates the samples into a calltree per event, and
- * the blocked time between sched_switch switch-outs and switch-ins into an off-CPU calltree
- * (offcpu.h); memory follows the number of unique stacks and threads, not of samples. */
-#include "archive.h"
+ * unzip or perf.  The model (lib/view.h) aggregates; this file parses options and prints. */
 #include "calltree.h"
 #include "cli.h"
 #include "commands.h"
@@ -11,209 +8,14 @@
 #include "offcpu.h"
 #include "report.h"
 #include "stackfile.h"
+#include "view.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-struct event_tree {
-	char *name;
-	struct calltree *tree; /* root first, a FRAME_PROCESS level under the root */
-	uint64_t samples;
-};
-
-struct view {
-	struct functable *ft;
-	struct calltree *offcpu_tree; /* nanoseconds blocked, by the stack of the switch-out */
-	struct offcpu *oc;
-	struct event_tree *events;
-	size_t nevents, events_cap, last_event;
-	char **comms; /* -processfilter, split at commas */
-	size_t ncomms, comms_cap;
-	long pid, tid;	  /* -1: any */
-	uint64_t skipped; /* samples the filters left out */
-	uint32_t *path;
-	size_t path_cap;
-};
-
-/* Each sample weighs 1: the event trees count samples.  (Blocked time has its own tree,
- * weighed in nanoseconds when each wait ends.) */
-static uint64_t sample_weight(const struct stack_sample *s)
-{
-	return 1;
-}
-
-static bool keep_sample(const struct view *v, const struct stack_sample *s)
-{
-	if (v->pid >= 0 && s->pid != v->pid)
-		return false;
-	if (v->tid >= 0 && s->tid != v->tid)
-		return false;
-	if (!v->ncomms)
-		return true;
-	for (size_t i = 0; i < v->ncomms; i++)
-		if (!strcmp(v->comms[i], s->comm))
-			return true;
-	return false;
-}
-
-static struct event_tree *event_tree_of(struct view *v, const char *name)
-{
-	if (v->nevents && !strcmp(v->events[v->last_event].name, name))
-		return &v->events[v->last_event];
-	for (size_t i = 0; i < v->nevents; i++)
-		if (!strcmp(v->events[i].name, name)) {
-			v->last_event = i;
-			return &v->events[i];
-		}
-	grow_array((void **)&v->events, &v->events_cap, v->nevents + 1, sizeof(*v->events));
-	struct event_tree *e = &v->events[v->nevents];
-	e->name = xstrdup(name);
-	e->tree = calltree_new(v->ft);
-	e->samples = 0;
-	v->last_event = v->nevents++;
-	return e;
-}
-
-static int on_sample(const struct stack_sample *s, void *arg)
-{
-	struct view *v = arg;
-	/* Every sample may end a wait (another task's sched_switch names the switch-in); the
-	 * filters choose which threads' waits begin. */
-	bool blocks = offcpu_sample(v->oc, s);
-	if (!keep_sample(v, s)) {
-		v->skipped++;
-		return 0;
-	}
-	struct event_tree *e = event_tree_of(v, s->event);
-	grow_array((void **)&v->path, &v->path_cap, s->nframes + 1, sizeof(*v->path));
-	size_t n = 0;
-	v->path[n++] = functable_intern(v->ft, s->comm, "", FRAME_PROCESS);
-	/* perf prints the leaf first; the tree wants the root first. */
-	for (size_t i = s->nframes; i-- > 0;) {
-		const struct stack_frame *f = &s->frames[i];
-		v->path[n++] =
-		    functable_intern_frame(v->ft, *f->sym ? f->sym : "[unknown]", f->dso, f->ip);
-	}
-	calltree_add(e->tree, v->path, n, sample_weight(s));
-	e->samples++;
-	if (blocks)
-		offcpu_block(v->oc, s->tid, s->time_ns,
-			     calltree_insert(v->offcpu_tree, v->path, n));
-	return 0;
-}
-
-/* "sched:sched_switch" is a tracepoint; "cpu-clock" and "cpu-clock:u" are not. */
-static bool is_tracepoint(const char *event)
-{
-	const char *c = strchr(event, ':');
-	return c && c[1] && strspn(c + 1, "ukhpPGHSIDWe") != strlen(c + 1);
-}
-
-/* -event NAME; else cpu-clock; else the first event that is not a tracepoint; else, when
- * any_event, the first. */
-static struct event_tree *choose_event(struct view *v, const char *want, bool any_event)
-{
-	if (want) {
-		for (size_t i = 0; i < v->nevents; i++)
-			if (!strcmp(v->events[i].name, want))
-				return &v->events[i];
-		return NULL;
-	}
-	for (size_t i = 0; i < v->nevents; i++)
-		if (!strcmp(v->events[i].name, "cpu-clock"))
-			return &v->events[i];
-	for (size_t i = 0; i < v->nevents; i++)
-		if (!is_tracepoint(v->events[i].name))
-			return &v->events[i];
-	return v->nevents && any_event ? &v->events[0] : NULL;
-}
-
-static void list_events(FILE *f, const struct view *v, const struct event_tree *except)
-{
-	for (size_t i = 0, n = 0; i < v->nevents; i++)
-		if (&v->events[i] != except)
-			fprintf(f, "%s%s (%llu)", n++ ? ", " : "", v->events[i].name,
-				(unsigned long long)v->events[i].samples);
-}
-
-static void view_free(struct view *v)
-{
-	for (size_t i = 0; i < v->nevents; i++) {
-		free(v->events[i].name);
-		calltree_free(v->events[i].tree);
-	}
-	free(v->events);
-	for (size_t i = 0; i < v->ncomms; i++)
-		free(v->comms[i]);
-	free(v->comms);
-	free(v->path);
-	offcpu_free(v->oc);
-	calltree_free(v->offcpu_tree);
-	functable_free(v->ft);
-}
-
-struct input {
-	FILE *f;
-	struct archive_reader *zip;
-};
-
-/* A trace.zip (by its magic), a .trace directory, a perf.data.txt, or "-" for stdin. */
-static int open_input(const char *path, struct input *in)
-{
-	memset(in, 0, sizeof(*in));
-	if (!strcmp(path, "-")) {
-		in->f = stdin;
-		return 0;
-	}
-	struct stat st;
-	if (stat(path, &st) < 0)
-		return pc_err_errno("cannot open %s", path);
-	if (S_ISDIR(st.st_mode)) {
-		char *txt = xasprintf("%s/perf.data.txt", path);
-		in->f = fopen(txt, "re");
-		free(txt);
-		if (!in->f)
-			return pc_err_errno("cannot open perf.data.txt in %s", path);
-		return 0;
-	}
-	in->f = fopen(path, "re");
-	if (!in->f)
-		return pc_err_errno("cannot open %s", path);
-	char magic[4];
-	bool zip = fread(magic, 1, 4, in->f) == 4 && !memcmp(magic, "PK\3\4", 4);
-	if (!zip) {
-		rewind(in->f);
-		return 0;
-	}
-	fclose(in->f);
-	in->f = NULL;
-	in->zip = archive_reader_open(path);
-	if (!in->zip)
-		return -1;
-	long idx = archive_reader_find(in->zip, "perf.data.txt");
-	if (idx < 0)
-		return pc_err("%s has no perf.data.txt (only raw data? 'perfcollect-c merge %s' "
-			      "writes it)",
-			      path, path);
-	in->f = archive_reader_open_entry(in->zip, (size_t)idx);
-	return in->f ? 0 : -1;
-}
-
-static int close_input(struct input *in)
-{
-	int rc = 0;
-	if (in->f && in->f != stdin && fclose(in->f))
-		rc = pc_err_errno("cannot read the input");
-	archive_reader_free(in->zip);
-	in->f = NULL;
-	in->zip = NULL;
-	return rc;
-}
 
 static FILE *open_output(const char *path)
 {
@@ -298,7 +100,7 @@ static int print_report(FILE *out, const char *input, struct event_tree *e,
 	fputc('\n', out);
 	if (v->nevents > 1) {
 		fputs("# Other events (-event NAME): ", out);
-		list_events(out, v, e);
+		view_list_events(out, v, e);
 		fputc('\n', out);
 	}
 	return print_trees(out, e->tree, ro, caller);
@@ -546,29 +348,13 @@ int cmd_view(int argc, char **argv)
 		}
 	}
 
-	struct view v = {.ft = functable_new(), .pid = vo.pid, .tid = vo.tid};
-	v.offcpu_tree = calltree_new(v.ft);
-	v.oc = offcpu_new(v.offcpu_tree);
-	if (vo.processfilter) {
-		char *list = xstrdup(vo.processfilter), *save = NULL;
-		for (char *c = strtok_r(list, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
-			grow_array((void **)&v.comms, &v.comms_cap, v.ncomms + 1, sizeof(*v.comms));
-			v.comms[v.ncomms++] = xstrdup(c);
-		}
-		free(list);
-	}
-
+	struct view *v = view_new(vo.pid, vo.tid, vo.processfilter);
 	int rc = 1;
-	struct input in;
 	struct stackfile_stats st;
-	if (open_input(pos[0], &in) < 0 || stackfile_read(in.f, pos[0], on_sample, &v, &st) ||
-	    close_input(&in) < 0) {
+	if (view_read(v, pos[0], &st) < 0) {
 		fprintf(stderr, "perfcollect-c view: %s\n", pc_strerror());
-		if (in.f || in.zip)
-			close_input(&in);
 		goto out;
 	}
-	offcpu_finish(v.oc);
 	if (st.bad_lines)
 		fprintf(stderr,
 			"perfcollect-c view: warning: %s: %llu line(s) not understood, the first "
@@ -578,37 +364,37 @@ int cmd_view(int argc, char **argv)
 	if (st.truncated_stacks)
 		fprintf(stderr, "perfcollect-c view: warning: %llu stack(s) cut to %d frames\n",
 			(unsigned long long)st.truncated_stacks, STACKFILE_MAX_FRAMES);
-	const struct offcpu_stats *os = offcpu_stats(v.oc);
+	const struct offcpu_stats *os = offcpu_stats(v->oc);
 	if (os->bad_switches && os->bad_switches < os->switches)
 		fprintf(stderr,
 			"perfcollect-c view: warning: %llu %s sample(s) without a usable time or "
 			"trace field, not counted as blocked time\n",
 			(unsigned long long)os->bad_switches, OFFCPU_EVENT);
-	bool off = calltree_total(v.offcpu_tree) > 0;
+	bool off = calltree_total(v->offcpu_tree) > 0;
 	struct event_tree *e = NULL;
 	if (vo.offcpu) {
 		if (!off) {
-			explain_no_offcpu(pos[0], &v);
+			explain_no_offcpu(pos[0], v);
 			goto out;
 		}
 	} else {
 		/* Without -event the blocked time shows with the CPU samples, or alone when the
 		 * trace has only tracepoints (collect -offcpu). */
-		e = choose_event(&v, vo.event, !off);
+		e = view_choose_event(v, vo.event, !off);
 		if (e && !calltree_total(e->tree) && !vo.event && off)
 			e = NULL;
 		if (vo.event)
 			off = false;
 		if (!off && (!e || !calltree_total(e->tree))) {
-			if (vo.event && v.nevents) {
+			if (vo.event && v->nevents) {
 				fprintf(stderr,
 					"perfcollect-c view: no '%s' samples in %s; it has: ",
 					vo.event, pos[0]);
-				list_events(stderr, &v, NULL);
+				view_list_events(stderr, v, NULL);
 				fputc('\n', stderr);
 			} else {
 				fprintf(stderr, "perfcollect-c view: no samples in %s%s\n", pos[0],
-					v.skipped ? " match the filters" : "");
+					v->skipped ? " match the filters" : "");
 			}
 			goto out;
 		}
@@ -616,13 +402,13 @@ int cmd_view(int argc, char **argv)
 
 	rc = 0;
 	if (vo.folded || vo.flamegraph)
-		rc = write_graphs(&vo, pos[0], e, off, &v);
+		rc = write_graphs(&vo, pos[0], e, off, v);
 	if (!vo.folded && !vo.flamegraph) {
 		bool paged;
 		FILE *out = open_pager(&paged);
-		int prc = e ? print_report(out, pos[0], e, &ro, caller, &v) : 0;
+		int prc = e ? print_report(out, pos[0], e, &ro, caller, v) : 0;
 		if (!prc && off)
-			prc = print_offcpu_report(out, pos[0], &v, &ro, caller, e != NULL);
+			prc = print_offcpu_report(out, pos[0], v, &ro, caller, e != NULL);
 		if (paged)
 			pclose(out);
 		if (prc && errno != EPIPE) {
@@ -631,6 +417,6 @@ int cmd_view(int argc, char **argv)
 		}
 	}
 out:
-	view_free(&v);
+	view_free(v);
 	return rc;
 }
