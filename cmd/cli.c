@@ -64,7 +64,8 @@ static void unknown(const char *cmd, const struct cli_opt *opts, const char *wor
 			"'perfcollect-c %s --help')\n",
 			cmd, word, best->name, cmd);
 	else
-		fprintf(stderr, "perfcollect-c %s: unknown option '%s' (see 'perfcollect-c %s --help')\n",
+		fprintf(stderr,
+			"perfcollect-c %s: unknown option '%s' (see 'perfcollect-c %s --help')\n",
 			cmd, word, cmd);
 	free(bare);
 }
@@ -94,8 +95,8 @@ static int set_value(const char *cmd, const struct cli_opt *o, const char *val)
 	return -1;
 }
 
-int cli_parse(const char *cmd, const struct cli_opt *opts, int argc, char **argv,
-	      const char **pos, int max_pos, int *npos, bool *help)
+int cli_parse(const char *cmd, const struct cli_opt *opts, int argc, char **argv, const char **pos,
+	      int max_pos, int *npos, bool *help)
 {
 	*npos = 0;
 	*help = false;
@@ -104,7 +105,8 @@ int cli_parse(const char *cmd, const struct cli_opt *opts, int argc, char **argv
 		const char *w = argv[i];
 		if (only_pos || w[0] != '-' || !w[1]) {
 			if (*npos >= max_pos) {
-				fprintf(stderr, "perfcollect-c %s: unexpected argument '%s'\n", cmd, w);
+				fprintf(stderr, "perfcollect-c %s: unexpected argument '%s'\n", cmd,
+					w);
 				return -1;
 			}
 			pos[(*npos)++] = w;
@@ -128,7 +130,8 @@ int cli_parse(const char *cmd, const struct cli_opt *opts, int argc, char **argv
 		const char *val = NULL;
 		if (name[len] == '=') {
 			if (o->kind == CLI_FLAG) {
-				fprintf(stderr, "perfcollect-c %s: -%s takes no value\n", cmd, o->name);
+				fprintf(stderr, "perfcollect-c %s: -%s takes no value\n", cmd,
+					o->name);
 				return -1;
 			}
 			val = name + len + 1;

@@ -9,18 +9,18 @@
 enum cli_kind { CLI_FLAG, CLI_INT, CLI_STR, CLI_SIZE };
 
 struct cli_opt {
-	const char *name;  /* long name without dashes, e.g. "collectsec" */
-	char short_name;   /* e.g. 'o', or 0 */
+	const char *name; /* long name without dashes, e.g. "collectsec" */
+	char short_name;  /* e.g. 'o', or 0 */
 	enum cli_kind kind;
-	void *dest;        /* bool*, long*, const char**, uint64_t* */
-	const char *arg;   /* value placeholder for --help, e.g. "N" */
+	void *dest;	 /* bool*, long*, const char**, uint64_t* */
+	const char *arg; /* value placeholder for --help, e.g. "N" */
 	const char *help;
 };
 
 /* Parses argv[1..] (argv[0] is the command name).  Positional words are collected into
  * pos (at most max_pos).  "-h"/"--help" sets *help.  Returns 0 or -1 (message printed). */
-int cli_parse(const char *cmd, const struct cli_opt *opts, int argc, char **argv,
-	      const char **pos, int max_pos, int *npos, bool *help);
+int cli_parse(const char *cmd, const struct cli_opt *opts, int argc, char **argv, const char **pos,
+	      int max_pos, int *npos, bool *help);
 void cli_print_options(FILE *f, const struct cli_opt *opts);
 
 #endif

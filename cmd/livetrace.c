@@ -4,12 +4,12 @@
 #include "commands.h"
 
 static const char help[] =
-	"usage: perfcollect-c livetrace\n\n"
-	"perfcollect's 'livetrace' streams .NET runtime events through LTTng. perfcollect-c does\n"
-	"not use LTTng, so live tracing is not supported. Use instead:\n"
-	"  perfcollect-c collect NAME [-pid N]   CPU samples (and -threadtime/-offcpu) to a zip\n"
-	"  perfcollect-c stacks -pid N           every thread's stack of a live process, now\n"
-	"  dotnet-trace / EventPipe              .NET runtime events\n";
+    "usage: perfcollect-c livetrace\n\n"
+    "perfcollect's 'livetrace' streams .NET runtime events through LTTng. perfcollect-c does\n"
+    "not use LTTng, so live tracing is not supported. Use instead:\n"
+    "  perfcollect-c collect NAME [-pid N]   CPU samples (and -threadtime/-offcpu) to a zip\n"
+    "  perfcollect-c stacks -pid N           every thread's stack of a live process, now\n"
+    "  dotnet-trace / EventPipe              .NET runtime events\n";
 
 int cmd_livetrace(int argc, char **argv)
 {

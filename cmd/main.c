@@ -12,17 +12,19 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{"collect", cmd_collect, "record until Ctrl+C, -collectsec or the target's exit; write <name>.trace.zip"},
-	{"merge", cmd_merge, "post-process a perf.data, .trace directory or .trace.zip into a trace.zip"},
-	{"view", cmd_view, "call tree, top functions and flame graphs from a trace.zip"},
-	{"log", cmd_log, "print perfcollect.log from a trace.zip"},
-	{"ls", cmd_ls, "list the entries of a trace.zip"},
-	{"cat", cmd_cat, "print one entry of a trace.zip"},
-	{"stacks", cmd_stacks, "snapshot every thread's user and kernel stack of a live process"},
-	{"setenv", cmd_setenv, "open a shell with DOTNET_PerfMapEnabled=1"},
-	{"install", cmd_install, "check this kernel and say what collection needs"},
-	{"livetrace", cmd_livetrace, "say what live tracing supports"},
-	{NULL, NULL, NULL},
+    {"collect", cmd_collect,
+     "record until Ctrl+C, -collectsec or the target's exit; write <name>.trace.zip"},
+    {"merge", cmd_merge,
+     "post-process a perf.data, .trace directory or .trace.zip into a trace.zip"},
+    {"view", cmd_view, "call tree, top functions and flame graphs from a trace.zip"},
+    {"log", cmd_log, "print perfcollect.log from a trace.zip"},
+    {"ls", cmd_ls, "list the entries of a trace.zip"},
+    {"cat", cmd_cat, "print one entry of a trace.zip"},
+    {"stacks", cmd_stacks, "snapshot every thread's user and kernel stack of a live process"},
+    {"setenv", cmd_setenv, "open a shell with DOTNET_PerfMapEnabled=1"},
+    {"install", cmd_install, "check this kernel and say what collection needs"},
+    {"livetrace", cmd_livetrace, "say what live tracing supports"},
+    {NULL, NULL, NULL},
 };
 
 static void usage(FILE *f)

@@ -22,8 +22,8 @@ struct map {
 	uint8_t build_id[20]; /* from MMAP2 with PERF_RECORD_MISC_MMAP_BUILD_ID */
 	uint8_t build_id_size;
 	char *filename;
-	void *dso;     /* owned by the symbols layer; machine only stores it */
-	bool hit;      /* a sample landed here (for the build-id feature) */
+	void *dso; /* owned by the symbols layer; machine only stores it */
+	bool hit;  /* a sample landed here (for the build-id feature) */
 };
 
 struct machine *machine_new(void);
@@ -38,7 +38,8 @@ struct map *machine_find_map(struct machine *m, uint32_t pid, uint64_t addr, boo
 const char *machine_comm(struct machine *m, uint32_t pid, uint32_t tid);
 /* Threads seen so far: calls fn for every map that was marked hit (build-id feature). */
 void machine_foreach_hit_map(struct machine *m,
-			     void (*fn)(void *arg, uint32_t pid, bool kernel, const struct map *map),
+			     void (*fn)(void *arg, uint32_t pid, bool kernel,
+					const struct map *map),
 			     void *arg);
 /* Every pid that has been seen in any record. */
 void machine_foreach_pid(struct machine *m, void (*fn)(void *arg, uint32_t pid), void *arg);

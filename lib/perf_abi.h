@@ -19,7 +19,7 @@ struct perf_file_section {
 
 struct perf_file_header {
 	uint64_t magic;
-	uint64_t size;      /* sizeof(struct perf_file_header) */
+	uint64_t size;	    /* sizeof(struct perf_file_header) */
 	uint64_t attr_size; /* sizeof(struct perf_file_attr) as written */
 	struct perf_file_section attrs;
 	struct perf_file_section data;
@@ -102,7 +102,7 @@ struct perf_build_id_entry {
 	int32_t pid;
 	uint8_t build_id[24]; /* 20 bytes used for SHA1 build-ids, then size in byte 20..23 (see
 				 PERF_RECORD_MISC_BUILD_ID_SIZE) */
-	/* char filename[]; */
+			      /* char filename[]; */
 };
 #define PERF_RECORD_MISC_BUILD_ID_SIZE (1 << 15)
 

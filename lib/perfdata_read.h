@@ -26,7 +26,7 @@ struct perfdata_reader;
 
 struct perfdata_evsel {
 	struct perf_event_attr attr;
-	char *name;          /* from HEADER_EVENT_DESC, else derived ("cpu-clock", "sched:...") */
+	char *name; /* from HEADER_EVENT_DESC, else derived ("cpu-clock", "sched:...") */
 	uint64_t *ids;
 	size_t nids;
 };
@@ -47,8 +47,8 @@ struct perf_sample {
 	uint64_t nr_callchain;
 	const uint64_t *callchain; /* includes PERF_CONTEXT_* markers as the kernel wrote them */
 	uint32_t raw_size;
-	const void *raw_data;      /* PERF_SAMPLE_RAW: tracepoint payload */
-	uint16_t cpumode;          /* header.misc & PERF_RECORD_MISC_CPUMODE_MASK */
+	const void *raw_data; /* PERF_SAMPLE_RAW: tracepoint payload */
+	uint16_t cpumode;     /* header.misc & PERF_RECORD_MISC_CPUMODE_MASK */
 };
 
 /* sample_id_all trailer of non-sample records (pid/tid/time/cpu as available). */
@@ -61,9 +61,9 @@ struct perf_sample_id {
 
 struct perfdata_record {
 	const struct perf_event_header *header; /* the raw record, decompressed */
-	struct perf_sample sample;              /* valid when header->type == PERF_RECORD_SAMPLE */
-	struct perf_sample_id id;               /* valid for other kernel record types */
-	uint64_t file_offset;                   /* of the record (or of its COMPRESSED container) */
+	struct perf_sample sample;		/* valid when header->type == PERF_RECORD_SAMPLE */
+	struct perf_sample_id id;		/* valid for other kernel record types */
+	uint64_t file_offset;			/* of the record (or of its COMPRESSED container) */
 };
 
 struct perfdata_reader *perfdata_reader_open(const char *path);
@@ -71,9 +71,10 @@ void perfdata_reader_free(struct perfdata_reader *r);
 
 /* 1 = a record in *rec, 0 = end of data, -1 = error (message in pc_strerror(); the records
  * before it were good; calling again goes on with the next record, or returns 0 when the
- * error ended the data: records queued before it are still delivered first).  Only records of interest reach the caller: kernel records
- * (SAMPLE, MMAP, MMAP2, COMM, FORK, EXIT, LOST, ...) and PERF_RECORD_HEADER_* records that
- * carry data; FINISHED_ROUND and COMPRESSED are consumed inside. */
+ * error ended the data: records queued before it are still delivered first).  Only records of
+ * interest reach the caller: kernel records (SAMPLE, MMAP, MMAP2, COMM, FORK, EXIT, LOST, ...) and
+ * PERF_RECORD_HEADER_* records that carry data; FINISHED_ROUND and COMPRESSED are consumed inside.
+ */
 int perfdata_reader_next(struct perfdata_reader *r, struct perfdata_record *rec);
 
 size_t perfdata_reader_nr_evsels(const struct perfdata_reader *r);
@@ -96,8 +97,8 @@ bool perfdata_reader_has_feature(const struct perfdata_reader *r, int feature);
  * the recorder, which sees the same bytes from the ring buffer). */
 int perfdata_parse_sample(const struct perf_event_attr *attr, const struct perf_event_header *h,
 			  struct perf_sample *s);
-int perfdata_parse_sample_id(const struct perf_event_attr *attr,
-			     const struct perf_event_header *h, struct perf_sample_id *id);
+int perfdata_parse_sample_id(const struct perf_event_attr *attr, const struct perf_event_header *h,
+			     struct perf_sample_id *id);
 /* The event id a record carries (PERF_SAMPLE_IDENTIFIER, else PERF_SAMPLE_ID where attr's
  * layout puts it: from the start of a sample, from the end of other records' trailer).
  * -1 when attr gives the record no id. */

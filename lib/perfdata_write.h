@@ -9,9 +9,9 @@
  * A file whose writer died before _finish() stays readable: every flush (buffer full, or
  * _flush()) writes whole records and then updates the header's data size, and the attrs
  * known at the first flush are already in place (add the attrs before writing megabytes of
- * records, or a crash leaves samples perf cannot attribute); such a file has no feature bits set, which
- * is how a reader tells it was not finished.  (perf 6.1 itself reads such a file; a data
- * size of 0, perf's own "not finished" mark, makes it print a warning and read nothing.)
+ * records, or a crash leaves samples perf cannot attribute); such a file has no feature bits set,
+ * which is how a reader tells it was not finished.  (perf 6.1 itself reads such a file; a data size
+ * of 0, perf's own "not finished" mark, makes it print a warning and read nothing.)
  */
 #ifndef PC_PERFDATA_WRITE_H
 #define PC_PERFDATA_WRITE_H
@@ -28,21 +28,21 @@ struct perfdata_meta {
 	const char *osrelease;
 	const char *version; /* "perfcollect-c <ver>" */
 	const char *arch;
-	int argc;            /* HEADER_CMDLINE */
+	int argc; /* HEADER_CMDLINE */
 	char *const *argv;
-	int clockid;         /* HEADER_CLOCKID: clock resolution feature; -1 = none */
+	int clockid;		  /* HEADER_CLOCKID: clock resolution feature; -1 = none */
 	const void *tracing_data; /* HEADER_TRACING_DATA blob (tracepoints), may be NULL */
 	size_t tracing_data_size;
 };
 
 /* A DSO that samples hit, for the HEADER_BUILD_ID feature. */
 struct perfdata_build_id {
-	int32_t pid;       /* ignored: perf keys build-ids by machine, not by process (an entry
-			      with pid N goes to a guest machine N, where the host's DSOs never
-			      see it), so every entry is written with the host's -1 */
-	bool kernel;       /* [kernel.kallsyms] or a module */
+	int32_t pid; /* ignored: perf keys build-ids by machine, not by process (an entry
+			with pid N goes to a guest machine N, where the host's DSOs never
+			see it), so every entry is written with the host's -1 */
+	bool kernel; /* [kernel.kallsyms] or a module */
 	uint8_t id[20];
-	uint8_t size;      /* bytes of id used */
+	uint8_t size; /* bytes of id used */
 	const char *filename;
 };
 

@@ -17,18 +17,18 @@
 struct symbolizer;
 
 struct symbolizer_opts {
-	const char *side_dir;      /* NULL: none */
+	const char *side_dir;	   /* NULL: none */
 	const char *kallsyms_path; /* NULL: side_dir/kallsyms if present, else /proc/kallsyms */
-	bool live;                 /* processes may still run: look through /proc/<pid>/root */
+	bool live;		   /* processes may still run: look through /proc/<pid>/root */
 };
 
 enum frame_kind { FRAME_UNKNOWN, FRAME_KERNEL, FRAME_NATIVE, FRAME_JIT };
 
 struct frame {
-	uint64_t ip;      /* as perf script prints it (dso-relative for file-backed DSOs
-			     with symbols, absolute otherwise: perf's al.addr rule) */
-	const char *sym;  /* "[unknown]" when unresolved; valid until symbolizer_free() */
-	const char *dso;  /* "[unknown]", "[kernel.kallsyms]", a path, "/tmp/perf-<pid>.map" */
+	uint64_t ip;	 /* as perf script prints it (dso-relative for file-backed DSOs
+			    with symbols, absolute otherwise: perf's al.addr rule) */
+	const char *sym; /* "[unknown]" when unresolved; valid until symbolizer_free() */
+	const char *dso; /* "[unknown]", "[kernel.kallsyms]", a path, "/tmp/perf-<pid>.map" */
 	enum frame_kind kind;
 };
 
@@ -40,8 +40,8 @@ struct machine *symbolizer_machine(struct symbolizer *s);
 void symbolizer_process(struct symbolizer *s, const struct perfdata_record *rec);
 /* Frames of a sample as perf script lists them (callchain without context markers, or
  * just the ip when there is no callchain).  Returns the number written (<= max). */
-size_t symbolizer_frames(struct symbolizer *s, const struct perf_sample *sample,
-			 struct frame *out, size_t max);
+size_t symbolizer_frames(struct symbolizer *s, const struct perf_sample *sample, struct frame *out,
+			 size_t max);
 
 /* JIT side files that were used or looked for, for the archive and the log. */
 enum jit_file_kind { JIT_PERF_MAP, JIT_PERFINFO_MAP, JIT_DUMP };

@@ -28,7 +28,8 @@ static bool has_events_dir(const char *dir)
 
 const char *tracefs_path(void)
 {
-	static const char *const candidates[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
+	static const char *const candidates[] = {"/sys/kernel/tracing",
+						 "/sys/kernel/debug/tracing"};
 	for (size_t i = 0; i < ARRAY_SIZE(candidates); i++)
 		if (has_events_dir(candidates[i]))
 			return candidates[i];
@@ -61,7 +62,8 @@ int tracepoint_id(const char *event, uint64_t *id)
 	char *text = read_file(p, NULL);
 	int r = 0;
 	if (!text)
-		r = pc_err("tracepoint %s is not available in this kernel (%s)", event, pc_strerror());
+		r = pc_err("tracepoint %s is not available in this kernel (%s)", event,
+			   pc_strerror());
 	else
 		*id = strtoull(text, NULL, 10);
 	free(text);
@@ -165,8 +167,8 @@ int tracing_data_build(const char *const *events, size_t n, void **out, size_t *
 				continue;
 			path = xasprintf("%s/events/%s/%s/format", tfs, sys[j], name[j]);
 			if (put_file(&b, path, 8, true) < 0)
-				r = pc_err("tracepoint %s:%s is not available in this kernel", sys[j],
-					   name[j]);
+				r = pc_err("tracepoint %s:%s is not available in this kernel",
+					   sys[j], name[j]);
 			free(path);
 		}
 	}
@@ -373,7 +375,7 @@ const char *trace_formatter_format(struct trace_formatter *f, const void *raw, s
 				   int cpu, uint64_t time)
 {
 	struct tep_record rec = {
-		.ts = time, .size = (int)raw_size, .cpu = cpu, .data = (void *)raw};
+	    .ts = time, .size = (int)raw_size, .cpu = cpu, .data = (void *)raw};
 	if (!event_of(f, &rec))
 		return NULL;
 	trace_seq_reset(&f->seq);
@@ -382,8 +384,7 @@ const char *trace_formatter_format(struct trace_formatter *f, const void *raw, s
 	return f->seq.buffer;
 }
 
-const char *trace_formatter_event_name(struct trace_formatter *f, const void *raw,
-				       size_t raw_size)
+const char *trace_formatter_event_name(struct trace_formatter *f, const void *raw, size_t raw_size)
 {
 	struct tep_record rec = {.size = (int)raw_size, .data = (void *)raw};
 	struct tep_event *e = event_of(f, &rec);

@@ -226,11 +226,20 @@ int parse_size(const char *s, uint64_t *out)
 	uint64_t mult = 1;
 	if (*end) {
 		switch (*end | 0x20) {
-		case 'b': mult = 1; break;
-		case 'k': mult = 1ULL << 10; break;
-		case 'm': mult = 1ULL << 20; break;
-		case 'g': mult = 1ULL << 30; break;
-		default: return pc_err("invalid size '%s' (use N, NK, NM or NG)", s);
+		case 'b':
+			mult = 1;
+			break;
+		case 'k':
+			mult = 1ULL << 10;
+			break;
+		case 'm':
+			mult = 1ULL << 20;
+			break;
+		case 'g':
+			mult = 1ULL << 30;
+			break;
+		default:
+			return pc_err("invalid size '%s' (use N, NK, NM or NG)", s);
 		}
 		end++;
 		if ((mult != 1 && (*end | 0x20) == 'b'))

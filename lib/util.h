@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define PC_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
 /* Record the current error (thread-local) and return -1. */
