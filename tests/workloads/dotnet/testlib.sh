@@ -9,17 +9,20 @@ need_dotnet_app() {
 	[ "$rc" = 0 ] || { echo "FAIL: building the .NET test app (see above)"; exit 1; }
 }
 
-# start_app SECONDS [VAR=VALUE...]: runs the app for SECONDS with the given environment
-# (perf map variables from the caller's environment removed) and waits until it printed
-# "ready <pid>", i.e. its hot methods are compiled and running.  Sets APP_PID.  The app and
-# the map files it wrote are removed at exit.
+# start_app [MODE] SECONDS [VAR=VALUE...]: runs the app (in MODE, e.g. reuse, see Program.cs)
+# for SECONDS with the given environment (perf map variables from the caller's environment
+# removed) and waits until it printed "ready <pid>", i.e. its hot methods are compiled and
+# running.  Sets APP_PID.  The app and the map files it wrote are removed at exit.
 app_n=0
 start_app() {
+	local mode=()
+	case $1 in [0-9]*) ;; *) mode=("$1"); shift ;; esac
 	local secs=$1; shift
 	app_n=$((app_n + 1))
 	local out=$T/app$app_n.out
 	env -u DOTNET_PerfMapEnabled -u COMPlus_PerfMapEnabled -u DOTNET_PerfMapStubGranularity \
-		DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 "$@" dotnet "$DLL" "$secs" >"$out" 2>&1 &
+		DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 "$@" dotnet "$DLL" "${mode[@]}" "$secs" \
+		>"$out" 2>&1 &
 	APP_PID=$!
 	cleanup_hooks+=("kill $APP_PID 2>/dev/null; wait $APP_PID 2>/dev/null; remove_runtime_files $APP_PID")
 	if ! wait_until 60 grep -q "^ready $APP_PID\$" "$out"; then
