@@ -18,6 +18,22 @@ int archive_writer_add_buffer(struct archive_writer *w, const char *name, const 
 int archive_writer_finish(struct archive_writer *w); /* shows progress on a terminal */
 void archive_writer_free(struct archive_writer *w);  /* discards if not finished */
 
+/* Streaming: compress an entry while its bytes are being produced, on a second thread.
+ *
+ *	archive_writer_add_file(w, "x/perf.data", path);  (entries known before)
+ *	FILE *f = archive_writer_add_stream(w, "x/perf.data.txt");
+ *	archive_writer_start(w);   (a thread starts writing the zip)
+ *	... fwrite(f) ...; fclose(f);   (the entry ends)
+ *	archive_writer_add_file(w, "x/perfcollect.log", log);   (entries known only now)
+ *	archive_writer_finish(w);   (joins the thread, appends the late entries)
+ *
+ * The stream is a bounded buffer: the writer blocks while the compressor is behind, so
+ * memory does not grow with the entry.  If writing the archive fails, the stream swallows
+ * what is written (the producer finishes its work) and _finish() returns the error.
+ * The FILE must be fclose()d before _finish() or _free(). */
+FILE *archive_writer_add_stream(struct archive_writer *w, const char *name);
+int archive_writer_start(struct archive_writer *w);
+
 struct archive_reader;
 struct archive_reader *archive_reader_open(const char *zip_path);
 void archive_reader_free(struct archive_reader *r);

@@ -17,10 +17,15 @@
 #include <libiberty/demangle.h>
 #endif
 
+/* sym.aux in a dso's table: whether sym.name is already the shown one. */
+enum { NAME_RAW, NAME_SHOWN };
+
 struct dso {
 	struct symtab tab;
 	char *names;
 	size_t names_len, names_cap;
+	char **demangled; /* the shown names made so far (see shown_name()) */
+	size_t ndemangled, demangled_cap;
 	char *source;
 	uint8_t build_id[64];
 	size_t build_id_size;
@@ -84,15 +89,43 @@ static size_t read_build_id(Elf *elf, uint8_t *out, size_t max)
 	return 0;
 }
 
-/* Name arena: offsets while loading, pointers once done.  C++ (and Rust) names are
- * demangled as perf shows them: without parameters or return types (DMGL_NO_OPTS). */
-static size_t add_name(struct dso *d, const char *name, const char *suffix)
+/* C++ (and Rust) names are demangled as perf shows them: without parameters or return
+ * types (DMGL_NO_OPTS).  NULL when name is not mangled. */
+static char *demangle(const char *name)
 {
 #ifdef HAVE_LIBIBERTY
-	char *demangled = name[0] == '_' ? cplus_demangle(name, DMGL_NO_OPTS) : NULL;
+	return name[0] == '_' ? cplus_demangle(name, DMGL_NO_OPTS) : NULL;
+#else
+	(void)name;
+	return NULL;
+#endif
+}
+
+/* The name a symbol is shown by: demangled on first use (a lookup, or the alias rule), not
+ * at load time, when most symbols of a big C++ binary are never asked for. */
+static const char *shown_name(void *owner, struct sym *s)
+{
+	struct dso *d = owner;
+	if (s->aux == NAME_SHOWN)
+		return s->name;
+	s->aux = NAME_SHOWN;
+	char *dm = demangle(s->name);
+	if (dm) {
+		grow_array((void **)&d->demangled, &d->demangled_cap, d->ndemangled + 1,
+			   sizeof(*d->demangled));
+		d->demangled[d->ndemangled++] = dm;
+		s->name = dm;
+	}
+	return s->name;
+}
+
+/* Name arena: offsets while loading, pointers once done.  Names with a suffix are stored
+ * demangled (the suffix would defeat the demangler later), others as they are. */
+static size_t add_name(struct dso *d, const char *name, const char *suffix)
+{
+	char *demangled = suffix ? demangle(name) : NULL;
 	if (demangled)
 		name = demangled;
-#endif
 	size_t l = strlen(name), ls = suffix ? strlen(suffix) : 0;
 	grow_array((void **)&d->names, &d->names_cap, d->names_len + l + ls + 1, 1);
 	size_t off = d->names_len;
@@ -101,9 +134,7 @@ static size_t add_name(struct dso *d, const char *name, const char *suffix)
 		memcpy(d->names + off + l, suffix, ls);
 	d->names[off + l + ls] = 0;
 	d->names_len += l + ls + 1;
-#ifdef HAVE_LIBIBERTY
 	free(demangled);
-#endif
 	return off;
 }
 
@@ -169,7 +200,7 @@ static size_t load_symbols(struct dso *d, Elf *elf, Elf_Scn *symscn, const struc
 							  : SYM_LOCAL;
 		size_t off = add_name(d, name, NULL);
 		symtab_add(&d->tab, to_file_offset(rt, sym.st_value, &sh), sym.st_size, b,
-			   (const char *)(uintptr_t)off, 0);
+			   (const char *)(uintptr_t)off, NAME_RAW);
 		added++;
 	}
 	return added;
@@ -214,7 +245,8 @@ static void load_plt(struct dso *d, Elf *elf)
 		if (!name)
 			continue;
 		size_t noff = add_name(d, name, "@plt");
-		symtab_add(&d->tab, off, entry, SYM_GLOBAL, (const char *)(uintptr_t)noff, 0);
+		symtab_add(&d->tab, off, entry, SYM_GLOBAL, (const char *)(uintptr_t)noff,
+			   NAME_SHOWN);
 	}
 }
 
@@ -399,6 +431,8 @@ static void finish(struct dso *d)
 	/* the arena no longer moves: offsets become pointers */
 	for (size_t i = 0; i < d->tab.n; i++)
 		d->tab.syms[i].name = d->names + (uintptr_t)d->tab.syms[i].name;
+	d->tab.shown_name = shown_name;
+	d->tab.owner = d;
 	symtab_finish(&d->tab, false);
 }
 
@@ -438,6 +472,9 @@ void dso_free(struct dso *d)
 	if (!d)
 		return;
 	symtab_release(&d->tab);
+	for (size_t i = 0; i < d->ndemangled; i++)
+		free(d->demangled[i]);
+	free(d->demangled);
 	free(d->names);
 	free(d->source);
 	free(d);
@@ -446,7 +483,11 @@ void dso_free(struct dso *d)
 const char *dso_find_symbol(const struct dso *d, uint64_t off)
 {
 	const struct sym *s = symtab_find(&d->tab, off);
-	return s ? s->name : NULL;
+	if (!s)
+		return NULL;
+	/* Demangling on first use caches into the table: d is const to callers only. */
+	struct dso *md = (struct dso *)d;
+	return shown_name(md, &md->tab.syms[s - d->tab.syms]);
 }
 
 size_t dso_nr_symbols(const struct dso *d)

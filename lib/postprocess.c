@@ -1,7 +1,9 @@
 /* postprocess: see postprocess.h.  One pass over perf.data: every non-sample record goes to
  * the symbolizer (which keeps the process/map state), every sample is symbolized and
- * formatted at once, so memory stays flat in the number of samples.  Then the JIT side
- * files are gathered (postprocess_jit.c) and everything is packed. */
+ * formatted at once, so memory stays flat in the number of samples.  The archive is
+ * written meanwhile on a second thread (archive.h's streaming): perf.data.txt is
+ * compressed as it is produced.  Then the JIT side files are gathered (postprocess_jit.c)
+ * and appended with the log. */
 #include "postprocess.h"
 #include "archive.h"
 #include "postprocess_jit.h"
@@ -37,11 +39,12 @@ struct pass {
 	uint64_t pass_ns, pass_cpu_ns;
 };
 
-/* CPU time of this process (user + system), to tell work from waiting for a CPU. */
+/* CPU time of this thread (user + system), to tell work from waiting for a CPU; the
+ * archive is compressed on another thread meanwhile. */
 static uint64_t cpu_ns(void)
 {
 	struct rusage ru;
-	if (getrusage(RUSAGE_SELF, &ru) < 0)
+	if (getrusage(RUSAGE_THREAD, &ru) < 0)
 		return 0;
 	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
 	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
@@ -241,10 +244,40 @@ static void log_summary(struct pass *p)
 			 script_writer_bytes(p->script), p->pass_ns / 1e9, p->pass_cpu_ns / 1e9);
 }
 
-/* Symbolize perf.data into out_dir/perf.data.txt.  Returns -1 when perf.data cannot be
- * opened at all or perf.data.txt cannot be written; *txt says whether it exists. */
+/* The archive, started before the pass: perf.data.txt is compressed on a second thread
+ * while the pass writes it (so it never goes to disk), perf.data meanwhile too.  NULL when
+ * that cannot be set up: then perf.data.txt goes to out_dir and pack() says what failed. */
+static struct archive_writer *start_archive(const struct postprocess_opts *o, FILE **txt)
+{
+	*txt = NULL;
+	struct archive_writer *w = archive_writer_new(o->zip_path);
+	if (!w)
+		return NULL;
+	char *txt_entry = xasprintf("%s.trace/perf.data.txt", o->name);
+	char *data_entry = xasprintf("%s.trace/perf.data", o->name);
+	/* perf.data first: it is compressed while the symbolizer loads, before the first
+	 * line of text is there. */
+	FILE *f = NULL;
+	if (archive_writer_add_file(w, data_entry, o->perf_data) == 0 &&
+	    (f = archive_writer_add_stream(w, txt_entry)) && archive_writer_start(w) == 0) {
+		*txt = f;
+	} else {
+		if (f)
+			fclose(f);
+		archive_writer_free(w);
+		w = NULL;
+	}
+	free(txt_entry);
+	free(data_entry);
+	return w;
+}
+
+/* Symbolize perf.data into perf.data.txt: into the archive *w when it could be started,
+ * else out_dir/perf.data.txt.  Returns -1 when perf.data cannot be opened at all or
+ * perf.data.txt cannot be written; *txt says whether it exists. */
 static int symbolize(const struct postprocess_opts *o, const char *out_dir,
-		     struct postprocess_stats *st, struct jitfiles *jf, bool *txt)
+		     struct postprocess_stats *st, struct jitfiles *jf, bool *txt,
+		     struct archive_writer **w)
 {
 	struct pass p = {.o = o, .st = st};
 	*txt = false;
@@ -262,7 +295,9 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 	p.sym = symbolizer_new(&so);
 	int ret = -1;
 	char *txt_path = xasprintf("%s/perf.data.txt", out_dir);
-	FILE *out = p.sym ? fopen(txt_path, "we") : NULL;
+	FILE *out = NULL;
+	if (p.sym && (*w = start_archive(o, &out)) == NULL)
+		out = fopen(txt_path, "we");
 	if (!p.sym) {
 		log_warn("cannot symbolize: %s", pc_strerror());
 	} else if (!out) {
@@ -299,22 +334,26 @@ static int add_entry(struct archive_writer *w, const char *name, const char *fil
 	return r;
 }
 
-/* Packs the archive in DESIGN.md's order: perf.data, perf.data.txt, JIT files, the log. */
+/* Packs the archive: perf.data, perf.data.txt, JIT files, the log.  w: the archive that
+ * start_archive() began, which holds perf.data and perf.data.txt already. */
 static int pack(const struct postprocess_opts *o, const char *out_dir, bool txt,
-		struct jitfiles *jf)
+		struct jitfiles *jf, struct archive_writer *w)
 {
-	struct archive_writer *w = archive_writer_new(o->zip_path);
+	int r = 0;
 	if (!w) {
-		log_warn("%s", pc_strerror());
-		return -1;
+		w = archive_writer_new(o->zip_path);
+		if (!w) {
+			log_warn("%s", pc_strerror());
+			return -1;
+		}
+		char *entry = xasprintf("%s.trace/perf.data", o->name);
+		r = archive_writer_add_file(w, entry, o->perf_data);
+		free(entry);
+		if (r < 0)
+			log_warn("%s", pc_strerror());
+		if (r == 0 && txt)
+			r = add_entry(w, o->name, "perf.data.txt", out_dir);
 	}
-	char *entry = xasprintf("%s.trace/perf.data", o->name);
-	int r = archive_writer_add_file(w, entry, o->perf_data);
-	free(entry);
-	if (r < 0)
-		log_warn("%s", pc_strerror());
-	if (r == 0 && txt)
-		r = add_entry(w, o->name, "perf.data.txt", out_dir);
 	for (size_t i = 0; r == 0 && i < jitfiles_count(jf); i++)
 		r = add_entry(w, o->name, jitfiles_name(jf, i), out_dir);
 	char *log_path = xasprintf("%s/perfcollect.log", out_dir);
@@ -344,12 +383,13 @@ int postprocess_run(const struct postprocess_opts *o_in, struct postprocess_stat
 
 	struct jitfiles *jf = jitfiles_new(o.trace_dir, out_dir);
 	bool txt = false;
-	int ret = symbolize(&o, out_dir, st, jf, &txt);
+	struct archive_writer *w = NULL;
+	int ret = symbolize(&o, out_dir, st, jf, &txt, &w);
 	char *err = ret < 0 ? xstrdup(pc_strerror()) : NULL;
 	if (!o.loose)
 		jitfiles_add_dir(jf);
 	jitfiles_log(jf);
-	int pr = pack(&o, out_dir, txt, jf);
+	int pr = pack(&o, out_dir, txt, jf, w);
 	if (pr < 0)
 		ret = -1;
 	else if (err)

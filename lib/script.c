@@ -92,6 +92,13 @@ static char *digits(char *end, uint64_t v, unsigned base)
 {
 	static const char hex[] = "0123456789abcdef";
 	char *p = end;
+	if (base == 16) { /* most numbers are addresses: no division for them */
+		do {
+			*--p = hex[v & 15];
+			v >>= 4;
+		} while (v);
+		return p;
+	}
 	do {
 		*--p = hex[v % base];
 		v /= base;

@@ -35,8 +35,14 @@ static size_t leading_underscores(const char *s)
 	return n;
 }
 
-/* true when a is to be kept over b (perf's choose_best_symbol). */
-static bool prefer_first(const struct sym *a, const struct sym *b)
+static const char *shown_name(const struct symtab *t, struct sym *s)
+{
+	return t->shown_name ? t->shown_name(t->owner, s) : s->name;
+}
+
+/* true when a is to be kept over b (perf's choose_best_symbol).  The names compared are
+ * the shown ones, so they are only asked for when the other rules tie. */
+static bool prefer_first(const struct symtab *t, struct sym *a, struct sym *b)
 {
 	bool a_sized = a->end > a->start, b_sized = b->end > b->start;
 	if (a_sized != b_sized)
@@ -47,10 +53,11 @@ static bool prefer_first(const struct sym *a, const struct sym *b)
 	bool a_glob = a->binding == SYM_GLOBAL, b_glob = b->binding == SYM_GLOBAL;
 	if (a_glob != b_glob)
 		return a_glob;
-	size_t ua = leading_underscores(a->name), ub = leading_underscores(b->name);
+	const char *na = shown_name(t, a), *nb = shown_name(t, b);
+	size_t ua = leading_underscores(na), ub = leading_underscores(nb);
 	if (ua != ub)
 		return ua < ub;
-	size_t la = strlen(a->name), lb = strlen(b->name);
+	size_t la = strlen(na), lb = strlen(nb);
 	if (la != lb)
 		return la > lb;
 	return true;
@@ -61,7 +68,7 @@ static void drop_aliases(struct symtab *t)
 	size_t out = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		if (out && t->syms[out - 1].start == t->syms[i].start) {
-			if (!prefer_first(&t->syms[out - 1], &t->syms[i]))
+			if (!prefer_first(t, &t->syms[out - 1], &t->syms[i]))
 				t->syms[out - 1] = t->syms[i];
 			continue;
 		}
@@ -93,7 +100,12 @@ static void fix_ends(struct symtab *t, bool kallsyms)
 
 void symtab_finish(struct symtab *t, bool kallsyms)
 {
-	if (t->n)
+	/* /proc/kallsyms comes sorted: seq is the read order, so ascending starts are
+	 * already cmp_sym's order and the sort can be skipped */
+	bool sorted = true;
+	for (size_t i = 1; i < t->n && sorted; i++)
+		sorted = t->syms[i - 1].start <= t->syms[i].start;
+	if (!sorted)
 		qsort(t->syms, t->n, sizeof(*t->syms), cmp_sym);
 	/* sizes first, as perf: of aliases without a size only the last one gets one, so it
 	 * is the one kept */

@@ -26,6 +26,11 @@ struct sym {
 struct symtab {
 	struct sym *syms;
 	size_t n, cap;
+	/* Optional, for owners that keep names in another form than the one shown (mangled
+	 * C++): gives the shown name, which the alias rule compares.  It may update s->name
+	 * (and s->aux) so that the work is done once. */
+	const char *(*shown_name)(void *owner, struct sym *s);
+	void *owner;
 };
 
 void symtab_add(struct symtab *t, uint64_t start, uint64_t size, enum sym_binding b,

@@ -4,6 +4,7 @@
 #include "test.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zip.h>
@@ -79,6 +80,85 @@ int main(void)
 	CHECK_STR(log, "hello\n");
 	free(log);
 	archive_reader_free(r);
+
+	/* Streaming: an entry several times the stream's buffer, written while the archive is
+	 * compressed on the writer's thread, plus entries added after it started. */
+	char *spath = xasprintf("%s/s.trace.zip", dir);
+	w = archive_writer_new(spath);
+	CHECK(w != NULL);
+	CHECK(archive_writer_add_file(w, "s.trace/input.txt", src) == 0);
+	FILE *sf = archive_writer_add_stream(w, "s.trace/perf.data.txt");
+	CHECK(sf != NULL);
+	CHECK(archive_writer_add_stream(w, "s.trace/second") == NULL);
+	CHECK(archive_writer_start(w) == 0);
+	size_t expect_len = 0;
+	char *expect = NULL;
+	size_t expect_cap = 0;
+	for (int n = 0; n < 200000; n++) {
+		char line[64];
+		int l = snprintf(line, sizeof(line), "%d sample %x\n", n, n * 2654435761u);
+		grow_array((void **)&expect, &expect_cap, expect_len + l + 1, 1);
+		memcpy(expect + expect_len, line, l);
+		expect_len += l;
+		CHECK(fwrite(line, 1, l, sf) == (size_t)l);
+	}
+	expect[expect_len] = 0;
+	CHECK(fclose(sf) == 0);
+	CHECK(archive_writer_add_buffer(w, "s.trace/perfcollect.log", "late\n", 5) == 0);
+	CHECK(archive_writer_add_file(w, "s.trace/late.txt", src) == 0);
+	CHECK(archive_writer_add_buffer(w, "../escape", "x", 1) < 0);
+	CHECK(archive_writer_finish(w) == 0);
+	archive_writer_free(w);
+	if (system("command -v unzip >/dev/null") == 0) {
+		char *cmd = xasprintf("unzip -tq %s >/dev/null", spath);
+		CHECK(system(cmd) == 0);
+		free(cmd);
+	}
+	r = archive_reader_open(spath);
+	CHECK(r != NULL);
+	CHECK_EQ_U64(archive_reader_count(r), 4);
+	i = archive_reader_find(r, "perf.data.txt");
+	CHECK(i >= 0);
+	e = archive_reader_open_entry(r, i);
+	text = slurp(e);
+	fclose(e);
+	CHECK(strlen(text) == expect_len && !strcmp(text, expect));
+	free(text);
+	CHECK(archive_reader_find(r, "late.txt") >= 0);
+	i = archive_reader_find(r, "perfcollect.log");
+	CHECK(i >= 0);
+	e = archive_reader_open_entry(r, i);
+	text = slurp(e);
+	fclose(e);
+	CHECK_STR(text, "late\n");
+	free(text);
+	archive_reader_free(r);
+
+	/* The archive cannot be written: the producer is not blocked, _finish() says why. */
+	char *bad = xasprintf("%s/nodir/b.zip", dir);
+	w = archive_writer_new(bad);
+	CHECK(w != NULL);
+	sf = archive_writer_add_stream(w, "b.trace/perf.data.txt");
+	CHECK(sf != NULL);
+	CHECK(archive_writer_start(w) == 0);
+	CHECK(fwrite(expect, 1, expect_len, sf) == expect_len);
+	fclose(sf);
+	CHECK(archive_writer_add_buffer(w, "b.trace/perfcollect.log", "x", 1) == 0);
+	CHECK(archive_writer_finish(w) < 0);
+	CHECK(strstr(pc_strerror(), "b.zip") != NULL);
+	archive_writer_free(w);
+	CHECK(access(bad, F_OK) != 0);
+
+	/* Freed without _finish(): nothing is left behind. */
+	char *gone = xasprintf("%s/gone.zip", dir);
+	w = archive_writer_new(gone);
+	sf = archive_writer_add_stream(w, "g.trace/perf.data.txt");
+	CHECK(archive_writer_start(w) == 0);
+	fwrite(expect, 1, expect_len / 2, sf);
+	fclose(sf);
+	archive_writer_free(w);
+	CHECK(access(gone, F_OK) != 0);
+	free(expect), free(spath), free(bad), free(gone);
 
 	/* A hostile zip (made with libzip directly) with a "../" entry must not extract. */
 	char *evil = xasprintf("%s/evil.zip", dir);
