@@ -15,14 +15,9 @@ static struct archive_reader *open_zip(const char *cmd, const char *path)
 	return r;
 }
 
-static int copy_stream(const char *cmd, FILE *in, const char *what)
+/* After a stream: stdout must have taken everything and the entry must have read whole. */
+static int stream_status(const char *cmd, bool bad_in, const char *what)
 {
-	char buf[65536];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, stdout) != n)
-			break;
-	bool bad_in = ferror(in);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "perfcollect-c %s: cannot write to stdout\n", cmd);
 		return 1;
@@ -32,6 +27,17 @@ static int copy_stream(const char *cmd, FILE *in, const char *what)
 		return 1;
 	}
 	return 0;
+}
+
+static int copy_stream(const char *cmd, FILE *in, const char *what)
+{
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, stdout) != n)
+			break;
+	bool bad_in = ferror(in);
+	return stream_status(cmd, bad_in, what);
 }
 
 /* Prints the last n lines of in, keeping only those n in memory. */
@@ -64,15 +70,7 @@ static int tail_stream(const char *cmd, FILE *in, size_t n, const char *what)
 	for (size_t i = 0; i < cap; i++)
 		free(ring[i]);
 	free(ring);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "perfcollect-c %s: cannot write to stdout\n", cmd);
-		return 1;
-	}
-	if (bad_in) {
-		fprintf(stderr, "perfcollect-c %s: cannot read %s (damaged archive?)\n", cmd, what);
-		return 1;
-	}
-	return 0;
+	return stream_status(cmd, bad_in, what);
 }
 
 static int usage_error(const char *cmd, const char *usage)
