@@ -15,14 +15,11 @@ target=$!
 cleanup_hooks+=("kill -9 $target 2>/dev/null")
 wait_until 10 grep -q '^State:.*T' /proc/$target/status || fail "the target did not stop"
 
-"$PC" collect faults -pid "$target" -system 2>collect.err &
-collector=$!
-cleanup_hooks+=("kill $collector 2>/dev/null")
-wait_until 20 grep -qs "Collecting" collect.err || fail "the collector did not start"
+start_collect faults -pid "$target" -system
 kill -CONT "$target"
 wait "$collector"
 rc=$?
-cat collect.err
+cat faults.err
 check "collect -system exits 0" test "$rc" -eq 0
 unzip -q faults.trace.zip || fail "unzip"
 data=faults.trace/perf.data

@@ -15,16 +15,13 @@ blocker=$!
 cleanup_hooks+=("kill $blocker 2>/dev/null")
 
 # Record until the blocker exits; it starts its timed part once we are recording.
-"$PC" collect off -pid "$blocker" -offcpu 2>collect.err &
-collector=$!
-cleanup_hooks+=("kill $collector 2>/dev/null")
-wait_until 20 grep -qs "Collecting" collect.err || fail "the collector did not start"
+start_collect off -pid "$blocker" -offcpu
 kill -USR1 "$blocker"
 wait "$collector"
 rc=$?
-cat collect.err
+cat off.err
 check "collect -offcpu exits 0" test "$rc" -eq 0
-check "it stopped because the target exited" grep -q "target process exited" collect.err
+check "it stopped because the target exited" grep -q "target process exited" off.err
 unzip -q off.trace.zip || fail "unzip"
 data=off.trace/perf.data
 log=off.trace/perfcollect.log

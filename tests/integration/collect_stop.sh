@@ -12,16 +12,6 @@ cleanup_hooks+=("kill $hot 2>/dev/null")
 # Alive and not yet a zombie (kill -0 succeeds on a zombie until it is waited for).
 running() { local st; st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null); [ -n "$st" ] && [ "$st" != Z ]; }
 
-# Starts a collection in the background; waits until it records ("Collecting" is said
-# after the events are open and the running processes are synthesized).
-start_collect() { # start_collect NAME ARGS...
-	local name=$1; shift
-	"$PC" collect "$name" "$@" 2>"$name.err" &
-	pc=$!
-	cleanup_hooks+=("kill -9 $pc 2>/dev/null")
-	wait_until 30 grep -q "Collecting" "$name.err" || fail "$name: collector never got ready"
-}
-
 # A finished trace: exit 0, zip there, trace dir gone, perf reads the samples, log says why.
 check_trace() { # check_trace NAME RC REASON
 	local name=$1 rc=$2 reason=$3
@@ -41,21 +31,21 @@ check_trace() { # check_trace NAME RC REASON
 start_collect int -pid "$hot"
 check "while recording: kallsyms is copied into the trace directory" \
 	grep -q ' _text$' int.trace/kallsyms
-kill -INT "$pc"
-wait "$pc"
+kill -INT "$collector"
+wait "$collector"
 check_trace int $? "Ctrl+C"
 
 # SIGTERM, system-wide.
 start_collect term
-kill -TERM "$pc"
-wait "$pc"
+kill -TERM "$collector"
+wait "$collector"
 check_trace term $? "SIGTERM"
 
 # The target exits: the collector ends by itself.
 start_collect gone -pid "$hot"
 kill "$hot"
-wait_until 30 eval "! running $pc" || fail "gone: collector still runs after its target exited"
-wait "$pc"
+wait_until 30 eval "! running $collector" || fail "gone: collector still runs after its target exited"
+wait "$collector"
 check_trace gone $? "the target process exited"
 
 # Ctrl+C, then Ctrl+C again and again while the zip is being written: it is still written.
@@ -63,14 +53,14 @@ check_trace gone $? "the target process exited"
 hot=$!
 cleanup_hooks+=("kill $hot 2>/dev/null")
 start_collect twice -pid "$hot"
-kill -INT "$pc"
+kill -INT "$collector"
 wait_until 30 grep -q "Stopped" twice.err || fail "twice: never stopped"
 sent=0
-while running "$pc" && kill -INT "$pc" 2>/dev/null; do
+while running "$collector" && kill -INT "$collector" 2>/dev/null; do
 	sent=$((sent + 1))
 	sleep 0.01
 done
-wait "$pc"
+wait "$collector"
 rc=$?
 echo "extra SIGINTs delivered during post-processing: $sent"
 check_trace twice $rc "Ctrl+C"

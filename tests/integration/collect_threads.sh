@@ -11,12 +11,9 @@ sh -c 'while [ ! -e go ]; do sleep 0.02; done; exec "$0" 1.5 3' "$WORKLOADS/hot"
 target=$!
 cleanup_hooks+=("kill $target 2>/dev/null")
 
-"$PC" collect late -pid "$target" 2>late.err &
-pc=$!
-cleanup_hooks+=("kill -9 $pc 2>/dev/null")
-wait_until 30 grep -q Collecting late.err || fail "collector never got ready"
+start_collect late -pid "$target"
 touch go
-wait "$pc"
+wait "$collector"
 rc=$?
 cat late.err
 check "collect ends by itself when the target exits, exit 0" test "$rc" -eq 0

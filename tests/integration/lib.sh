@@ -38,3 +38,14 @@ wait_until() { # wait_until SECONDS command...
 		sleep 0.05
 	done
 }
+
+# start_collect NAME ARGS...: runs "$PC collect NAME ARGS..." in the background, stderr to
+# NAME.err, and waits until it records ("Collecting" is said once the events are open and
+# the running processes are synthesized).  Sets collector (its pid); killed at exit.
+start_collect() {
+	local name=$1; shift
+	"$PC" collect "$name" "$@" 2>"$name.err" &
+	collector=$!
+	cleanup_hooks+=("kill -9 $collector 2>/dev/null")
+	wait_until 30 grep -q "Collecting" "$name.err" || fail "$name: collector never got ready"
+}

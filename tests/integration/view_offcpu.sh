@@ -76,12 +76,9 @@ check_functions() { # LABEL REPORT PERF.DATA.TXT TID
 "$WORKLOADS/blocker" $SLEEP_MS $PIPE_MS $ROUNDS wait &
 blocker=$!
 cleanup_hooks+=("kill $blocker 2>/dev/null")
-"$PC" collect off -pid "$blocker" -offcpu 2>collect.err &
-collector=$!
-cleanup_hooks+=("kill $collector 2>/dev/null")
-wait_until 20 grep -qs "Collecting" collect.err || fail "the collector did not start"
+start_collect off -pid "$blocker" -offcpu
 kill -USR1 "$blocker"
-wait "$collector" || { cat collect.err; fail "collect -offcpu -pid exits non-zero"; }
+wait "$collector" || { cat off.err; fail "collect -offcpu -pid exits non-zero"; }
 unzip -q off.trace.zip || fail "unzip off.trace.zip"
 txt=off.trace/perf.data.txt
 
@@ -117,10 +114,7 @@ command -v taskset >/dev/null && PIN_CPU0=(taskset -c 0)
 "${PIN_CPU0[@]}" "$WORKLOADS/blocker" $SLEEP_MS $PIPE_MS $ROUNDS wait &
 blocker=$!
 cleanup_hooks+=("kill $blocker 2>/dev/null")
-"$PC" collect sw -threadtime -collectsec 2 2>sw.err &
-collector=$!
-cleanup_hooks+=("kill $collector 2>/dev/null")
-wait_until 20 grep -qs "Collecting" sw.err || fail "the system-wide collector did not start"
+start_collect sw -threadtime -collectsec 2
 kill -USR1 "$blocker"
 wait "$blocker"
 check "the blocker ran to its end during the recording" test $? -eq 0
