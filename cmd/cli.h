@@ -4,7 +4,7 @@
 #ifndef PC_CLI_H
 #define PC_CLI_H
 
-#include "util.h"
+#include "base/util.h"
 
 enum cli_kind { CLI_FLAG, CLI_INT, CLI_STR, CLI_SIZE };
 

@@ -1,5 +1,5 @@
 /* log, ls, cat: read a trace.zip without unzip.  Entries are streamed, never extracted. */
-#include "archive.h"
+#include "base/archive.h"
 #include "cli.h"
 #include "commands.h"
 

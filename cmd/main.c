@@ -1,6 +1,6 @@
 /* perfcollect-c: the command table (as perf's builtin-*.c table). */
+#include "base/util.h"
 #include "commands.h"
-#include "util.h"
 
 #include <string.h>
 #include <strings.h>

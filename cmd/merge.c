@@ -2,11 +2,11 @@
  * with its JIT maps where perf looks for them), a <name>.trace directory or a
  * <name>.trace.zip (extracted to a temporary directory).  Outputs are built in a
  * temporary directory, never in the input, and packed into <name>.trace.zip. */
-#include "archive.h"
+#include "base/archive.h"
+#include "base/log.h"
 #include "cli.h"
 #include "commands.h"
-#include "log.h"
-#include "postprocess.h"
+#include "postprocess/postprocess.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,8 +4,8 @@
  * stops writing its jitdump at startup (a half-readable stub block makes writev() fail),
  * and ReadyToRun methods are named only there.  perfcollect's EnableEventLog is left out:
  * it feeds LTTng, which perfcollect-c does not use. */
+#include "base/util.h"
 #include "commands.h"
-#include "util.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,10 +1,10 @@
 /* stacks: a hang snapshot of a live process, every thread's kernel and user stack,
  * grouped, with the owners of the mutexes threads wait for. */
-#include "archive.h"
+#include "base/archive.h"
 #include "cli.h"
 #include "commands.h"
-#include "stacks.h"
-#include "stacks_report.h"
+#include "stacks/stacks.h"
+#include "stacks/stacks_report.h"
 
 #include <libgen.h>
 #include <stdlib.h>

@@ -1,14 +1,14 @@
 /* view: call trees, top functions, flame graphs and folded stacks from perf.data.txt, read
  * straight out of a trace.zip (or a .trace directory, a bare perf.data.txt, or stdin), without
  * unzip or perf.  The model (lib/view.h) aggregates; this file parses options and prints. */
-#include "calltree.h"
 #include "cli.h"
 #include "commands.h"
-#include "flamegraph.h"
-#include "offcpu.h"
-#include "report.h"
-#include "stackfile.h"
-#include "view.h"
+#include "report/calltree.h"
+#include "report/flamegraph.h"
+#include "report/offcpu.h"
+#include "report/report.h"
+#include "report/stackfile.h"
+#include "report/view.h"
 
 #include <errno.h>
 #include <signal.h>

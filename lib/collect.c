@@ -4,17 +4,17 @@
  * stop condition; perf.data is finished, and post-processing runs with SIGINT answered by a
  * "still writing" line instead of killing us. */
 #include "collect.h"
-#include "buildid.h"
+#include "base/log.h"
+#include "base/proc.h"
 #include "collect_events.h"
-#include "dotnet_ipc.h"
-#include "log.h"
-#include "machine.h"
-#include "perfdata_read.h"
-#include "perfdata_write.h"
-#include "postprocess.h"
-#include "proc.h"
-#include "record.h"
-#include "synth.h"
+#include "dotnet/dotnet_ipc.h"
+#include "perfdata/buildid.h"
+#include "perfdata/perfdata_read.h"
+#include "perfdata/perfdata_write.h"
+#include "postprocess/postprocess.h"
+#include "record/record.h"
+#include "record/synth.h"
+#include "symbols/machine.h"
 
 #include <errno.h>
 #include <inttypes.h>

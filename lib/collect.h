@@ -5,23 +5,7 @@
 #ifndef PC_COLLECT_H
 #define PC_COLLECT_H
 
-#include "util.h"
-
-struct collect_opts {
-	const char *name;    /* <name>.trace.zip */
-	const char *outdir;  /* where the zip goes (default ".") */
-	long pid;	     /* -1: system-wide */
-	long collectsec;     /* 0: until stopped */
-	uint64_t buffersize; /* per ring buffer in bytes; 0: default */
-	bool threadtime, offcpu, hwevents, system;
-	bool no_dotnet_ipc; /* do not ask the .NET runtime to write perf maps */
-	int argc;	    /* the command line, for perf.data's cmdline and the log */
-	char **argv;
-	/* Lines about accepted options that do not apply (e.g. "-gconly: ..."), said on
-	 * screen and in perfcollect.log once it is open. */
-	const char *const *notes;
-	size_t nnotes;
-};
+#include "collect_opts.h"
 
 /* Returns 0 when <outdir>/<name>.trace.zip was written from a clean recording; -1 with a
  * pc_err() line otherwise (no permission, no such process, a write error ...). */

@@ -1,7 +1,7 @@
 /* collect_events: see collect_events.h. */
 #include "collect_events.h"
-#include "log.h"
-#include "tracepoints.h"
+#include "base/log.h"
+#include "record/tracepoints.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -20,8 +20,8 @@
 #ifndef PC_COLLECT_EVENTS_H
 #define PC_COLLECT_EVENTS_H
 
-#include "collect.h"
-#include "record.h"
+#include "collect_opts.h"
+#include "record/record.h"
 
 struct collect_events_note {
 	bool warn; /* a warning (also on stderr), else a log line */

@@ -13,7 +13,7 @@ need_perf
 need_dotnet_app
 
 # DOTNET_PerfMapStubGranularity=2: without it this runtime stops writing its jitdump at
-# startup (see lib/dotnet_target.c) and collect would have it rewritten, loads retimed.
+# startup (see lib/dotnet/dotnet_target.c) and collect would have it rewritten, loads retimed.
 start_app reuse 30 DOTNET_PerfMapEnabled=1 DOTNET_PerfMapStubGranularity=2
 check "the app writes a jitdump" test -s /tmp/jit-$APP_PID.dump
 

@@ -1,0 +1,25 @@
+/* collect_opts: what one collection was asked for, from the command line.  Its own header so
+ * that collect_events (which turns these options into events) and collect (which runs the
+ * collection) both read it without one including the other. */
+#ifndef PC_COLLECT_OPTS_H
+#define PC_COLLECT_OPTS_H
+
+#include "base/util.h"
+
+struct collect_opts {
+	const char *name;    /* <name>.trace.zip */
+	const char *outdir;  /* where the zip goes (default ".") */
+	long pid;	     /* -1: system-wide */
+	long collectsec;     /* 0: until stopped */
+	uint64_t buffersize; /* per ring buffer in bytes; 0: default */
+	bool threadtime, offcpu, hwevents, system;
+	bool no_dotnet_ipc; /* do not ask the .NET runtime to write perf maps */
+	int argc;	    /* the command line, for perf.data's cmdline and the log */
+	char **argv;
+	/* Lines about accepted options that do not apply (e.g. "-gconly: ..."), said on
+	 * screen and in perfcollect.log once it is open. */
+	const char *const *notes;
+	size_t nnotes;
+};
+
+#endif

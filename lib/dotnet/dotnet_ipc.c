@@ -1,0 +1,644 @@
+/* dotnet_ipc: see dotnet_ipc.h.  Protocol: dotnet/diagnostics ipc-protocol.md. */
+#include "dotnet_ipc.h"
+#include "base/log.h"
+#include "base/proc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define IPC_MAGIC	"DOTNET_IPC_V1" /* 13 characters and a NUL: 14 bytes */
+#define IPC_MAGIC_LEN	14
+#define IPC_HEADER_LEN	20
+#define IPC_TIMEOUT_SEC 10 /* EnablePerfMap writes every existing method before it answers */
+
+enum { CMDSET_PROCESS = 0x04, CMDSET_SERVER = 0xFF };
+enum {
+	PROCESS_SET_ENV = 0x03,
+	PROCESS_INFO2 = 0x04,
+	PROCESS_ENABLE_PERFMAP = 0x05,
+	PROCESS_DISABLE_PERFMAP = 0x06,
+};
+enum { SERVER_OK = 0x00, SERVER_ERROR = 0xFF };
+
+/* The diagnostics server's own HRESULTs. */
+#define E_BAD_ENCODING	  0x80131384u
+#define E_UNKNOWN_COMMAND 0x80131385u
+#define E_UNKNOWN_MAGIC	  0x80131386u
+
+/* ---- what /proc says about the target ---------------------------------------------------- */
+
+/* NAME's value in pid's initial environment, malloc'd; NULL when unset or unreadable. */
+static char *target_getenv(pid_t pid, const char *name)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	size_t len;
+	char *env = read_file(path, &len);
+	if (!env)
+		return NULL;
+	size_t nlen = strlen(name);
+	char *value = NULL;
+	for (size_t off = 0; off < len;) {
+		const char *var = env + off;
+		size_t vlen = strnlen(var, len - off);
+		if (vlen > nlen && !memcmp(var, name, nlen) && var[nlen] == '=') {
+			free(value); /* the last one wins, as with getenv() */
+			value = xstrndup(var + nlen + 1, vlen - nlen - 1);
+		}
+		off += vlen + 1;
+	}
+	free(env);
+	return value;
+}
+
+bool dotnet_runtime_present(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	char *maps = read_file(path, NULL);
+	if (!maps)
+		return false;
+	bool found = false;
+	for (char *line = maps; *line && !found;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		found = str_endswith(line, "/libcoreclr.so");
+		if (!nl)
+			break;
+		line = nl + 1;
+	}
+	free(maps);
+	if (!found) { /* a single-file app has the runtime linked in: its socket tells */
+		char *socket = dotnet_socket_path(pid);
+		found = socket != NULL;
+		free(socket);
+	}
+	return found;
+}
+
+bool dotnet_perfmap_enabled_by_env(pid_t pid)
+{
+	static const char *const names[] = {"DOTNET_PerfMapEnabled", "COMPlus_PerfMapEnabled"};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		char *v = target_getenv(pid, names[i]);
+		bool on = v && *v && strcmp(v, "0");
+		free(v);
+		if (on)
+			return true;
+	}
+	return false;
+}
+
+/* The process start time in clock ticks (field 22 of /proc/<pid>/stat): the runtime's
+ * "disambiguation key" in the socket name.  0 when unknown. */
+static unsigned long long target_start_time(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	char *stat = read_file(path, NULL);
+	if (!stat)
+		return 0;
+	unsigned long long start = 0;
+	/* comm (field 2) may contain spaces and parentheses: count fields after the last ')'. */
+	char *p = strrchr(stat, ')');
+	for (int field = 2; p && *p; p++) {
+		if (*p != ' ')
+			continue;
+		if (++field == 22) {
+			start = strtoull(p + 1, NULL, 10);
+			break;
+		}
+	}
+	free(stat);
+	return start;
+}
+
+/* Did the target's environment turn the diagnostics server off? */
+static bool diagnostics_disabled(pid_t pid)
+{
+	static const char *const names[] = {"DOTNET_EnableDiagnostics", "COMPlus_EnableDiagnostics",
+					    "DOTNET_EnableDiagnostics_IPC"};
+	bool off = false;
+	for (size_t i = 0; i < ARRAY_SIZE(names) && !off; i++) {
+		char *v = target_getenv(pid, names[i]);
+		off = v && !strcmp(v, "0");
+		free(v);
+	}
+	return off;
+}
+
+/* ---- finding the socket ------------------------------------------------------------------ */
+
+/* Opens directory dir (absolute, as the target sees it) below /proc/<pid>/root, one
+ * component at a time and never through a symlink, so a planted link cannot lead out of
+ * the target's root.  Returns an O_PATH fd. */
+static int open_target_dir(pid_t pid, const char *dir)
+{
+	char root[64];
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? pc_err("no process %d", (int)pid)
+				       : pc_err_errno("cannot open %s", root);
+	char *copy = xstrdup(dir);
+	char *save = NULL;
+	for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(c, "."))
+			continue;
+		if (!strcmp(c, "..")) {
+			pc_err("%s%s: contains '..'", root, dir);
+			goto fail;
+		}
+		int sub = openat(fd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0) {
+			pc_err_errno("%s%s", root, dir);
+			goto fail;
+		}
+		close(fd);
+		fd = sub;
+	}
+	free(copy);
+	return fd;
+fail:
+	free(copy);
+	close(fd);
+	return -1;
+}
+
+/* Parses "dotnet-diagnostic-<nspid>-<key>-socket"; true with *key set when it is nspid's. */
+static bool socket_name_key(const char *name, pid_t nspid, unsigned long long *key)
+{
+	char prefix[64];
+	snprintf(prefix, sizeof(prefix), "dotnet-diagnostic-%d-", (int)nspid);
+	if (!str_startswith(name, prefix) || !str_endswith(name, "-socket"))
+		return false;
+	const char *p = name + strlen(prefix);
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(p, &end, 10);
+	if (end == p || errno || strcmp(end, "-socket"))
+		return false;
+	*key = v;
+	return true;
+}
+
+struct target_socket {
+	int dirfd;	/* O_PATH fd of the directory holding it */
+	char name[256]; /* its name there */
+	char *shown;	/* the path as we reach it, for messages */
+	uid_t uid;	/* the target's uid */
+};
+
+/* Finds pid's diagnostics socket.  Of several candidates (stale sockets of an earlier
+ * process with the same pid), the one whose key is this process's start time wins, else
+ * the newest. */
+static int find_socket(pid_t pid, struct target_socket *ts)
+{
+	struct proc_status ps;
+	if (proc_status(pid, &ps) < 0)
+		return -1;
+	pid_t nspid = ps.nspid; /* the runtime names its socket with its own pid */
+	ts->uid = ps.uid;
+	char *tmpdir = target_getenv(pid, "TMPDIR");
+	if (!tmpdir || tmpdir[0] != '/') { /* the runtime falls back to /tmp too */
+		free(tmpdir);
+		tmpdir = xstrdup("/tmp");
+	}
+	ts->shown = NULL;
+	ts->dirfd = open_target_dir(pid, tmpdir);
+	if (ts->dirfd < 0)
+		goto fail;
+	int listfd = openat(ts->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = listfd < 0 ? NULL : fdopendir(listfd);
+	if (!d) {
+		pc_err_errno("cannot list /proc/%d/root%s", (int)pid, tmpdir);
+		if (listfd >= 0)
+			close(listfd);
+		goto fail;
+	}
+	unsigned long long want = target_start_time(pid), best = 0;
+	bool found = false;
+	for (struct dirent *e; (e = readdir(d));) {
+		unsigned long long key;
+		if (!socket_name_key(e->d_name, nspid, &key) ||
+		    strlen(e->d_name) >= sizeof(ts->name))
+			continue;
+		if (found && best == want)
+			continue;
+		if (!found || key == want || key > best) {
+			snprintf(ts->name, sizeof(ts->name), "%s", e->d_name);
+			best = key;
+			found = true;
+		}
+	}
+	closedir(d);
+	if (!found) {
+		pc_err("no diagnostics socket dotnet-diagnostic-%d-*-socket in /proc/%d/root%s%s",
+		       (int)nspid, (int)pid, tmpdir,
+		       diagnostics_disabled(pid)
+			   ? " (DOTNET_EnableDiagnostics=0 in its environment)"
+			   : "");
+		goto fail;
+	}
+	ts->shown = xasprintf("/proc/%d/root%s%s%s", (int)pid, tmpdir,
+			      str_endswith(tmpdir, "/") ? "" : "/", ts->name);
+	free(tmpdir);
+	return 0;
+fail:
+	if (ts->dirfd >= 0)
+		close(ts->dirfd);
+	ts->dirfd = -1;
+	free(tmpdir);
+	return -1;
+}
+
+char *dotnet_socket_path(pid_t pid)
+{
+	struct target_socket ts;
+	if (find_socket(pid, &ts) < 0)
+		return NULL;
+	close(ts.dirfd);
+	return ts.shown;
+}
+
+/* Connects to pid's diagnostics server.  The socket is opened O_PATH without following a
+ * symlink and checked (a socket, the target's uid) before connect() goes through the very
+ * inode we checked, by its /proc/self/fd name. */
+static int ipc_connect(pid_t pid)
+{
+	struct target_socket ts;
+	if (find_socket(pid, &ts) < 0)
+		return -1;
+	int sock = -1;
+	int pathfd = openat(ts.dirfd, ts.name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (pathfd < 0 || fstat(pathfd, &st) < 0) {
+		pc_err_errno("%s", ts.shown);
+		goto out;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		pc_err("%s: not a socket", ts.shown);
+		goto out;
+	}
+	if (st.st_uid != ts.uid) {
+		pc_err("%s: owned by uid %u, not the target's uid %u", ts.shown,
+		       (unsigned)st.st_uid, (unsigned)ts.uid);
+		goto out;
+	}
+	sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (sock < 0) {
+		pc_err_errno("socket");
+		goto out;
+	}
+	struct timeval tv = {.tv_sec = IPC_TIMEOUT_SEC};
+	setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "/proc/self/fd/%d", pathfd);
+	if (connect(sock, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		pc_err_errno("cannot connect to %s", ts.shown);
+		close(sock);
+		sock = -1;
+	}
+out:
+	if (pathfd >= 0)
+		close(pathfd);
+	close(ts.dirfd);
+	free(ts.shown);
+	return sock;
+}
+
+/* ---- messages ------------------------------------------------------------------------------ */
+
+/* A message being built: header first, payload appended, size patched at the end. */
+struct ipc_msg {
+	unsigned char buf[4096];
+	size_t len;
+	bool overflow;
+};
+
+static void msg_put(struct ipc_msg *m, const void *p, size_t n)
+{
+	if (m->overflow || n > sizeof(m->buf) - m->len) {
+		m->overflow = true;
+		return;
+	}
+	memcpy(m->buf + m->len, p, n);
+	m->len += n;
+}
+
+static void msg_put_u32(struct ipc_msg *m, uint32_t v)
+{
+	unsigned char b[4] = {v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, (v >> 24) & 0xff};
+	msg_put(m, b, 4);
+}
+
+static void msg_init(struct ipc_msg *m, uint8_t cmdset, uint8_t cmdid)
+{
+	m->len = 0;
+	m->overflow = false;
+	msg_put(m, IPC_MAGIC, IPC_MAGIC_LEN);
+	unsigned char rest[6] = {0, 0, cmdset, cmdid, 0, 0}; /* size (patched), ids, reserved */
+	msg_put(m, rest, sizeof(rest));
+}
+
+/* The protocol's string: uint32 count of UTF-16 units including the terminating NUL, then
+ * the units.  Our strings are ASCII names and values; other bytes are refused. */
+static int msg_put_string(struct ipc_msg *m, const char *s)
+{
+	size_t n = strlen(s);
+	msg_put_u32(m, (uint32_t)(n + 1));
+	for (size_t i = 0; i <= n; i++) {
+		if ((unsigned char)s[i] >= 0x80)
+			return pc_err("'%s': only ASCII can be sent to the runtime", s);
+		unsigned char u[2] = {(unsigned char)s[i], 0};
+		msg_put(m, u, 2);
+	}
+	return 0;
+}
+
+static int msg_finish(struct ipc_msg *m)
+{
+	if (m->overflow || m->len > 0xffff)
+		return pc_err("diagnostics IPC message too long");
+	m->buf[14] = m->len & 0xff;
+	m->buf[15] = (m->len >> 8) & 0xff;
+	return 0;
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static int read_full(int fd, void *buf, size_t len, const char *what)
+{
+	for (size_t got = 0; got < len;) {
+		ssize_t r = read(fd, (char *)buf + got, len - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK
+				   ? pc_err("%s: no answer within %d s", what, IPC_TIMEOUT_SEC)
+				   : pc_err_errno("%s", what);
+		if (r == 0)
+			return pc_err(
+			    "%s: the runtime closed the connection after %zu of %zu bytes", what,
+			    got, len);
+		got += r;
+	}
+	return 0;
+}
+
+static const char *hresult_name(uint32_t hr)
+{
+	switch (hr) {
+	case E_BAD_ENCODING:
+		return " (bad encoding)";
+	case E_UNKNOWN_COMMAND:
+		return " (unknown command)";
+	case E_UNKNOWN_MAGIC:
+		return " (unknown magic)";
+	default:
+		return "";
+	}
+}
+
+/* One command: connect, send m, read the reply.  On a Server OK reply returns 0 with the
+ * payload in *payload (malloc'd; *len bytes).  A Server Error reply becomes pc_err(); an
+ * unknown command gets the explanation that matters to the user. */
+static int ipc_call(pid_t pid, struct ipc_msg *m, const char *what, unsigned char **payload,
+		    size_t *len)
+{
+	*payload = NULL;
+	*len = 0;
+	if (msg_finish(m) < 0)
+		return -1;
+	int sock = ipc_connect(pid);
+	if (sock < 0)
+		return -1;
+	int r = -1;
+	unsigned char hdr[IPC_HEADER_LEN];
+	for (size_t sent = 0; sent < m->len;) {
+		ssize_t w = send(sock, m->buf + sent, m->len - sent, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			pc_err_errno("%s: cannot send to pid %d", what, (int)pid);
+			goto out;
+		}
+		sent += w;
+	}
+	if (read_full(sock, hdr, sizeof(hdr), what) < 0)
+		goto out;
+	if (memcmp(hdr, IPC_MAGIC, IPC_MAGIC_LEN)) {
+		pc_err("%s: the answer does not start with %s", what, IPC_MAGIC);
+		goto out;
+	}
+	size_t size = hdr[14] | (size_t)hdr[15] << 8;
+	if (size < IPC_HEADER_LEN) {
+		pc_err("%s: the answer's size %zu is smaller than its header", what, size);
+		goto out;
+	}
+	*len = size - IPC_HEADER_LEN;
+	*payload = xmalloc(*len + 1);
+	if (read_full(sock, *payload, *len, what) < 0)
+		goto out;
+	if (hdr[16] != CMDSET_SERVER) {
+		pc_err("%s: unexpected answer (command set 0x%02x)", what, hdr[16]);
+		goto out;
+	}
+	if (hdr[17] == SERVER_ERROR) {
+		uint32_t hr = *len >= 4 ? get_u32(*payload) : 0;
+		if (hr == E_UNKNOWN_COMMAND)
+			pc_err("%s: the runtime in pid %d does not know this command (it needs a "
+			       "newer .NET)",
+			       what, (int)pid);
+		else
+			pc_err("%s: the runtime answered error 0x%08x%s", what, hr,
+			       hresult_name(hr));
+		goto out;
+	}
+	if (hdr[17] != SERVER_OK) {
+		pc_err("%s: unexpected answer (command id 0x%02x)", what, hdr[17]);
+		goto out;
+	}
+	r = 0;
+out:
+	close(sock);
+	if (r < 0) {
+		free(*payload);
+		*payload = NULL;
+		*len = 0;
+	}
+	return r;
+}
+
+/* Commands whose OK answer is an int32 HRESULT. */
+static int ipc_call_hresult(pid_t pid, struct ipc_msg *m, const char *what)
+{
+	unsigned char *payload;
+	size_t len;
+	if (ipc_call(pid, m, what, &payload, &len) < 0)
+		return -1;
+	int r = 0;
+	if (len < 4)
+		r = pc_err("%s: answer without a result code", what);
+	else if (get_u32(payload))
+		r = pc_err("%s: the runtime in pid %d answered HRESULT 0x%08x", what, (int)pid,
+			   get_u32(payload));
+	free(payload);
+	return r;
+}
+
+int dotnet_enable_perfmap(pid_t pid, enum dotnet_perfmap_type type)
+{
+	struct ipc_msg m;
+	msg_init(&m, CMDSET_PROCESS, PROCESS_ENABLE_PERFMAP);
+	msg_put_u32(&m, (uint32_t)type);
+	int r = ipc_call_hresult(pid, &m, "EnablePerfMap");
+	if (r < 0 && strstr(pc_strerror(), "does not know this command"))
+		pc_err("EnablePerfMap: the runtime in pid %d is older than .NET 8 and cannot "
+		       "turn on perf maps while running",
+		       (int)pid);
+	return r;
+}
+
+int dotnet_disable_perfmap(pid_t pid)
+{
+	struct ipc_msg m;
+	msg_init(&m, CMDSET_PROCESS, PROCESS_DISABLE_PERFMAP);
+	return ipc_call_hresult(pid, &m, "DisablePerfMap");
+}
+
+int dotnet_set_env(pid_t pid, const char *name, const char *value)
+{
+	struct ipc_msg m;
+	msg_init(&m, CMDSET_PROCESS, PROCESS_SET_ENV);
+	if (msg_put_string(&m, name) < 0 || msg_put_string(&m, value) < 0)
+		return -1;
+	return ipc_call_hresult(pid, &m, "SetEnvironmentVariable");
+}
+
+/* ---- ProcessInfo2 -------------------------------------------------------------------------- */
+
+/* Reads one protocol string at *off into UTF-8; every length is checked against len. */
+static char *take_string(const unsigned char *p, size_t len, size_t *off)
+{
+	if (len - *off < 4) {
+		pc_err("ProcessInfo2: answer cut short");
+		return NULL;
+	}
+	uint32_t units = get_u32(p + *off);
+	*off += 4;
+	if (units > (len - *off) / 2) {
+		pc_err("ProcessInfo2: a string of %u characters does not fit the answer", units);
+		return NULL;
+	}
+	char *s = xmalloc((size_t)units * 3 + 1), *o = s;
+	for (uint32_t i = 0; i < units; i++) {
+		uint32_t c = p[*off + 2 * i] | (uint32_t)p[*off + 2 * i + 1] << 8;
+		if (c >= 0xd800 && c < 0xdc00 && i + 1 < units) {
+			uint32_t lo = p[*off + 2 * i + 2] | (uint32_t)p[*off + 2 * i + 3] << 8;
+			if (lo >= 0xdc00 && lo < 0xe000) {
+				c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
+				i++;
+			}
+		}
+		if (c == 0)
+			break;
+		if (c >= 0xd800 && c < 0xe000)
+			c = '?'; /* a lone surrogate */
+		if (c < 0x80) {
+			*o++ = (char)c;
+		} else if (c < 0x800) {
+			*o++ = (char)(0xc0 | c >> 6);
+			*o++ = (char)(0x80 | (c & 0x3f));
+		} else if (c < 0x10000) {
+			*o++ = (char)(0xe0 | c >> 12);
+			*o++ = (char)(0x80 | ((c >> 6) & 0x3f));
+			*o++ = (char)(0x80 | (c & 0x3f));
+		} else {
+			/* 4 bytes for 2 units: within the 3-per-unit budget */
+			*o++ = (char)(0xf0 | c >> 18);
+			*o++ = (char)(0x80 | ((c >> 12) & 0x3f));
+			*o++ = (char)(0x80 | ((c >> 6) & 0x3f));
+			*o++ = (char)(0x80 | (c & 0x3f));
+		}
+	}
+	*o = 0;
+	*off += (size_t)units * 2;
+	return s;
+}
+
+int dotnet_process_info(pid_t pid, struct dotnet_process_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	struct ipc_msg m;
+	msg_init(&m, CMDSET_PROCESS, PROCESS_INFO2);
+	unsigned char *p;
+	size_t len;
+	if (ipc_call(pid, &m, "ProcessInfo2", &p, &len) < 0)
+		return -1;
+	/* uint64 pid, GUID runtime cookie, then six strings */
+	size_t off = 8 + 16;
+	int r = -1;
+	if (len < off) {
+		pc_err("ProcessInfo2: answer of %zu bytes is too short", len);
+		goto out;
+	}
+	info->nspid = get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+	char **fields[] = {&info->command_line, &info->os, &info->arch, &info->entry_assembly,
+			   &info->version};
+	for (size_t i = 0; i < ARRAY_SIZE(fields); i++)
+		if (!(*fields[i] = take_string(p, len, &off)))
+			goto out;
+	r = 0;
+out:
+	free(p);
+	if (r < 0)
+		dotnet_process_info_free(info);
+	return r;
+}
+
+void dotnet_process_info_free(struct dotnet_process_info *info)
+{
+	free(info->command_line);
+	free(info->os);
+	free(info->arch);
+	free(info->entry_assembly);
+	free(info->version);
+	memset(info, 0, sizeof(*info));
+}
+
+/* ---- the runtime's map files --------------------------------------------------------------- */
+
+int dotnet_open_map_file(pid_t pid, const char *name_fmt, char **shown)
+{
+	struct proc_status ps;
+	*shown = NULL;
+	if (proc_status(pid, &ps) < 0)
+		return -1;
+	char *dir = target_getenv(pid, "DOTNET_PerfMapJitDumpPath");
+	if (!dir || dir[0] != '/') {
+		free(dir);
+		dir = xstrdup("/tmp");
+	}
+	char name[64];
+	snprintf(name, sizeof(name), name_fmt, (int)ps.nspid);
+	char *path = xasprintf("%s%s%s", dir, str_endswith(dir, "/") ? "" : "/", name);
+	*shown = xasprintf("/proc/%d/root%s", (int)pid, path);
+	int fd = safe_open_in_root(pid, path, ps.uid);
+	free(path);
+	free(dir);
+	return fd;
+}

@@ -1,0 +1,462 @@
+/* perfdata_read: the record stream of a perf.data file (see perfdata_read.h).
+ *
+ * The file is mapped read-only and every record is checked against the end of the data
+ * section before it is touched.  Records are delivered the way perf 6.1's session code
+ * delivers them to `perf script`: user records (PERF_RECORD_HEADER_* ...) and kernel records
+ * without a usable time at once; timed kernel records through ordered_events, released at
+ * FINISHED_ROUND and at the end.  Queued records are kept as (time, offset) and read again
+ * from the map when released; only records decompressed from PERF_RECORD_COMPRESSED are
+ * copied, so memory follows what one round holds of compressed data, not the file.
+ */
+#include "perfdata_read_int.h"
+
+#include "base/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+/* A COMPRESSED record may expand to about one ring buffer's worth; more means garbage. */
+#define MAX_DECOMPRESSED (256u << 20)
+
+struct perfdata_reader *perfdata_reader_open(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		pc_err_errno("cannot open %s", path);
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		pc_err_errno("cannot stat %s", path);
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size == 0) {
+		pc_err("%s: %s", path, S_ISREG(st.st_mode) ? "empty file" : "not a regular file");
+		close(fd);
+		return NULL;
+	}
+	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		pc_err_errno("cannot map %s", path);
+		return NULL;
+	}
+	struct perfdata_reader *r = xcalloc(1, sizeof(*r));
+	r->path = xstrdup(path);
+	r->map = map;
+	r->map_size = (size_t)st.st_size;
+	r->nrcpus = -1;
+	r->oe = ordered_events_new();
+	if (pd_read_file_header(r) < 0) {
+		perfdata_reader_free(r);
+		return NULL;
+	}
+	r->pos = r->data_start;
+	return r;
+}
+
+void perfdata_reader_free(struct perfdata_reader *r)
+{
+	if (!r)
+		return;
+	if (r->map)
+		munmap((void *)r->map, r->map_size);
+	ordered_events_free(r->oe);
+	ZSTD_freeDCtx(r->zstd);
+	free(r->decomp);
+	free(r->delivered_copy);
+	free(r->align_buf);
+	free(r->error);
+	pd_free_header(r);
+	free(r->path);
+	free(r);
+}
+
+/* The record at p, at an 8-byte aligned address (a copy when the file has it misaligned). */
+static const struct perf_event_header *aligned(struct perfdata_reader *r, const void *p,
+					       uint16_t size)
+{
+	if (!((uintptr_t)p & 7))
+		return p;
+	grow_array((void **)&r->align_buf, &r->align_cap, (size + 7u) / 8, sizeof(uint64_t));
+	memcpy(r->align_buf, p, size);
+	return (const struct perf_event_header *)r->align_buf;
+}
+
+static uint64_t rd_u64(const void *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static uint32_t rd_u32(const void *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* Records whose payload follows them outside header.size: skip (or take) the payload. */
+static int skip_payload(struct perfdata_reader *r, const struct perf_event_header *h)
+{
+	uint64_t size;
+	if (h->type == PERF_RECORD_AUXTRACE && h->size >= 16)
+		size = rd_u64(h + 1);
+	else if (h->type == PERF_RECORD_HEADER_TRACING_DATA && h->size >= 12)
+		size = rd_u32(h + 1);
+	else
+		return 0;
+	if (size > r->data_end - r->pos) {
+		r->truncated = true;
+		r->pos = r->data_end;
+		return -1;
+	}
+	if (h->type == PERF_RECORD_HEADER_TRACING_DATA)
+		pd_read_feature(r, HEADER_TRACING_DATA, r->map + r->pos, size, false);
+	r->pos += size;
+	return 0;
+}
+
+/* The next undecoded record: first what decompression left, then the file.
+ * 1 = record, 0 = end of data, -1 = structural error (message set). */
+static int next_raw(struct perfdata_reader *r, const struct perf_event_header **hp,
+		    uint64_t *offset, bool *from_decomp)
+{
+	size_t avail = r->decomp_len - r->decomp_head;
+	if (avail >= sizeof(struct perf_event_header)) {
+		struct perf_event_header h;
+		memcpy(&h, r->decomp + r->decomp_head, sizeof(h));
+		if (h.size < sizeof(h)) {
+			r->decomp_head = r->decomp_len;
+			return pc_err("%s: bad record size %u in compressed data (record at offset "
+				      "%llu)",
+				      r->path, h.size, (unsigned long long)r->decomp_offset);
+		}
+		if (h.size <= avail) {
+			*hp = aligned(r, r->decomp + r->decomp_head, h.size);
+			*offset = r->decomp_offset;
+			*from_decomp = true;
+			r->decomp_head += h.size;
+			return 1;
+		}
+		/* else the record continues in the next COMPRESSED record */
+	}
+	*from_decomp = false;
+	if (r->pos >= r->data_end)
+		return 0;
+	uint64_t left = r->data_end - r->pos;
+	struct perf_event_header h = {0};
+	if (left >= sizeof(h))
+		memcpy(&h, r->map + r->pos, sizeof(h));
+	if (left < sizeof(h) || h.size > left) {
+		if (!r->truncated)
+			return pc_err("%s: the record at offset %llu runs past the end of the data "
+				      "section",
+				      r->path, (unsigned long long)r->pos);
+		/* the last record of a recording that was cut off; pos stays at its start */
+		return 0;
+	}
+	if (h.size < sizeof(h)) {
+		if (r->truncated) /* zeroes after what a killed recorder wrote */
+			return 0;
+		return pc_err("%s: bad record size %u at offset %llu", r->path, h.size,
+			      (unsigned long long)r->pos);
+	}
+	*hp = aligned(r, r->map + r->pos, h.size);
+	*offset = r->pos;
+	r->pos += h.size;
+	if (skip_payload(r, *hp) < 0)
+		return 0;
+	return 1;
+}
+
+/* PERF_RECORD_COMPRESSED: append its decompressed bytes to what is left of the last one
+ * (a record may straddle two COMPRESSED records). */
+static int decompress(struct perfdata_reader *r, const struct perf_event_header *h, uint64_t offset)
+{
+	if (r->comp_type > 1) /* 0: the feature is missing (killed recorder); perf only has zstd */
+		return pc_err("%s: unsupported compression type %u", r->path, r->comp_type);
+	if (!r->zstd)
+		r->zstd = ZSTD_createDCtx();
+	if (!r->zstd)
+		return pc_err("%s: cannot create a zstd decompression context", r->path);
+	if (r->decomp_head) {
+		memmove(r->decomp, r->decomp + r->decomp_head, r->decomp_len - r->decomp_head);
+		r->decomp_len -= r->decomp_head;
+	}
+	r->decomp_head = 0;
+	r->decomp_offset = offset;
+
+	ZSTD_inBuffer in = {h + 1, h->size - sizeof(*h), 0};
+	for (;;) {
+		size_t room = ZSTD_DStreamOutSize();
+		if (r->decomp_len + room > MAX_DECOMPRESSED)
+			return pc_err("%s: compressed record at offset %llu expands beyond %u MiB",
+				      r->path, (unsigned long long)offset, MAX_DECOMPRESSED >> 20);
+		grow_array((void **)&r->decomp, &r->decomp_cap, r->decomp_len + room, 1);
+		ZSTD_outBuffer out = {r->decomp, r->decomp_cap, r->decomp_len};
+		size_t ret = ZSTD_decompressStream(r->zstd, &out, &in);
+		if (ZSTD_isError(ret))
+			return pc_err("%s: bad zstd data in the record at offset %llu: %s", r->path,
+				      (unsigned long long)offset, ZSTD_getErrorName(ret));
+		r->decomp_len = out.pos;
+		if (in.pos == in.size && out.pos < out.size)
+			return 0;
+	}
+}
+
+/* perf's evlist__event2evsel(): one attr is the attr; else the record's id says which,
+ * found where the first attr's layout puts it; id 0 (synthesized records) is the first. */
+static struct perfdata_evsel *evsel_of(const struct perfdata_reader *r,
+				       const struct perf_event_header *h)
+{
+	if (!r->nr_evsels)
+		return NULL;
+	struct perfdata_evsel *first = r->evsels[0];
+	uint64_t id;
+	if (r->nr_evsels == 1 || perfdata_record_id(&first->attr, h, &id) < 0 || !id)
+		return first;
+	return pd_find_evsel(r, id);
+}
+
+/* The time perf orders a kernel record by; UINT64_MAX when it has none. */
+static uint64_t record_time(const struct perfdata_reader *r, const struct perf_event_header *h)
+{
+	const struct perfdata_evsel *e = evsel_of(r, h);
+	if (!e || !(e->attr.sample_type & PERF_SAMPLE_TIME))
+		return UINT64_MAX;
+	uint64_t type = e->attr.sample_type;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		size_t at =
+		    sizeof(*h) + 8 * (!!(type & PERF_SAMPLE_IDENTIFIER) +
+				      !!(type & PERF_SAMPLE_IP) + !!(type & PERF_SAMPLE_TID));
+		return at + 8 <= h->size ? rd_u64((const uint8_t *)h + at) : UINT64_MAX;
+	}
+	struct perf_sample_id sid;
+	if (perfdata_parse_sample_id(&e->attr, h, &sid) < 0 || !sid.has_time)
+		return UINT64_MAX;
+	return sid.time;
+}
+
+/* Decode a record for the caller.  1 = delivered, 0 = skipped, -1 = bad sample. */
+static int deliver(struct perfdata_reader *r, const struct perf_event_header *h, uint64_t offset,
+		   struct perfdata_record *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->header = h;
+	rec->file_offset = offset;
+	rec->id.pid = rec->id.tid = rec->id.cpu = UINT32_MAX;
+	if (h->type >= PERF_RECORD_USER_TYPE_START)
+		return 1;
+	struct perfdata_evsel *e = evsel_of(r, h);
+	if (h->type != PERF_RECORD_SAMPLE) {
+		if (!e && r->nr_evsels)
+			e = r->evsels[0];
+		/* a record without a readable trailer still counts; it just has no id */
+		if (e && perfdata_parse_sample_id(&e->attr, h, &rec->id) < 0)
+			rec->id = (struct perf_sample_id){
+			    .pid = UINT32_MAX, .tid = UINT32_MAX, .cpu = UINT32_MAX};
+		return 1;
+	}
+	if (!e) {
+		r->nr_unknown_id++;
+		return 0;
+	}
+	if (perfdata_parse_sample(&e->attr, h, &rec->sample) < 0) {
+		r->nr_bad_samples++;
+		char *why = xstrdup(pc_strerror());
+		pc_err("%s: offset %llu: %s", r->path, (unsigned long long)offset, why);
+		free(why);
+		return -1;
+	}
+	struct perf_sample *s = &rec->sample;
+	s->evsel = e;
+	rec->id = (struct perf_sample_id){s->pid, s->tid, s->time, s->cpu, s->has_time, s->has_cpu};
+	return 1;
+}
+
+/* User records the reader itself needs (pipe-mode attrs, names, features). */
+static void take_user_record(struct perfdata_reader *r, const struct perf_event_header *h,
+			     bool from_decomp)
+{
+	const uint8_t *body = (const uint8_t *)(h + 1);
+	size_t len = h->size - sizeof(*h);
+	switch (h->type) {
+	case PERF_RECORD_HEADER_ATTR: {
+		if (!r->pipe) /* a file has its attrs in the header */
+			break;
+		/* attr (attr.size bytes), then the u64 ids */
+		if (len < PERF_ATTR_SIZE_VER0)
+			break;
+		uint32_t attr_size = rd_u32(body + 4);
+		if (attr_size == 0)
+			attr_size = PERF_ATTR_SIZE_VER0;
+		if (attr_size <= len)
+			pd_add_evsel(r, body, attr_size, body + attr_size, (len - attr_size) / 8);
+		break;
+	}
+	case PERF_RECORD_EVENT_UPDATE:
+		pd_event_update(r, h);
+		break;
+	case PERF_RECORD_HEADER_FEATURE:
+		/* u64 feature id, then the feature's payload as in a file's section */
+		if (len >= 8)
+			pd_read_feature(r, (unsigned)rd_u64(body), body + 8, len - 8, from_decomp);
+		break;
+	default:
+		break;
+	}
+}
+
+static void end_of_data(struct perfdata_reader *r, bool failed)
+{
+	if (failed)
+		r->error = xstrdup(pc_strerror());
+	r->at_end = true;
+	if (r->decomp_len > r->decomp_head)
+		r->truncated = true; /* a record cut off inside the compressed data */
+	ordered_events_final(r->oe);
+	if (r->nr_unknown_id)
+		log_warn("%s: %llu samples of events not in the header were skipped", r->path,
+			 (unsigned long long)r->nr_unknown_id);
+}
+
+int perfdata_reader_next(struct perfdata_reader *r, struct perfdata_record *rec)
+{
+	free(r->delivered_copy);
+	r->delivered_copy = NULL;
+	for (;;) {
+		struct oe_entry e;
+		if (ordered_events_pop(r->oe, &e)) {
+			const void *h = e.copy ? e.copy : r->map + e.file_offset;
+			r->delivered_copy = e.copy;
+			uint16_t size;
+			memcpy(&size, (const uint8_t *)h + 6, 2);
+			int ret = deliver(r, aligned(r, h, size), e.file_offset, rec);
+			if (ret)
+				return ret;
+			free(r->delivered_copy);
+			r->delivered_copy = NULL;
+			continue;
+		}
+		if (r->at_end) {
+			if (r->error && !r->reported_error) {
+				r->reported_error = true;
+				return pc_err("%s", r->error);
+			}
+			return 0;
+		}
+		const struct perf_event_header *h = NULL;
+		uint64_t offset = 0;
+		bool from_decomp;
+		int ret = next_raw(r, &h, &offset, &from_decomp);
+		if (ret <= 0) {
+			end_of_data(r, ret < 0);
+			continue;
+		}
+		if (h->type == PERF_RECORD_COMPRESSED) {
+			if (decompress(r, h, offset) < 0)
+				end_of_data(r, true);
+			continue;
+		}
+		if (h->type == PERF_RECORD_FINISHED_ROUND) {
+			if (r->ordered)
+				ordered_events_round(r->oe);
+			continue;
+		}
+		uint64_t t = UINT64_MAX;
+		if (h->type >= PERF_RECORD_USER_TYPE_START)
+			take_user_record(r, h, from_decomp);
+		else if (r->ordered)
+			t = record_time(r, h);
+		if (t == 0 || t == UINT64_MAX) {
+			/* perf delivers these at once, ahead of what is queued */
+			ret = deliver(r, h, offset, rec);
+			if (ret)
+				return ret;
+			continue;
+		}
+		void *copy = NULL;
+		if (from_decomp) {
+			copy = xmalloc(h->size);
+			memcpy(copy, h, h->size);
+		}
+		ordered_events_queue(r->oe, t, offset, copy);
+	}
+}
+
+size_t perfdata_reader_nr_evsels(const struct perfdata_reader *r)
+{
+	return r->nr_evsels;
+}
+
+const struct perfdata_evsel *perfdata_reader_evsel(const struct perfdata_reader *r, size_t i)
+{
+	return i < r->nr_evsels ? r->evsels[i] : NULL;
+}
+
+const char *perfdata_reader_hostname(const struct perfdata_reader *r)
+{
+	return r->hostname;
+}
+
+const char *perfdata_reader_osrelease(const struct perfdata_reader *r)
+{
+	return r->osrelease;
+}
+
+const char *perfdata_reader_version(const struct perfdata_reader *r)
+{
+	return r->version;
+}
+
+const char *perfdata_reader_arch(const struct perfdata_reader *r)
+{
+	return r->arch;
+}
+
+const char *perfdata_reader_cmdline(const struct perfdata_reader *r)
+{
+	return r->cmdline;
+}
+
+int perfdata_reader_nrcpus(const struct perfdata_reader *r)
+{
+	return r->nrcpus;
+}
+
+const void *perfdata_reader_tracing_data(const struct perfdata_reader *r, size_t *size)
+{
+	*size = r->tracing_data ? r->tracing_size : 0;
+	return r->tracing_data;
+}
+
+bool perfdata_reader_truncated(const struct perfdata_reader *r)
+{
+	return r->truncated;
+}
+
+uint64_t perfdata_reader_data_size(const struct perfdata_reader *r)
+{
+	return r->data_end - r->data_start;
+}
+
+uint64_t perfdata_reader_data_pos(const struct perfdata_reader *r)
+{
+	return r->pos - r->data_start;
+}
+
+bool perfdata_reader_has_feature(const struct perfdata_reader *r, int feature)
+{
+	if (feature < 0 || feature >= HEADER_FEAT_BITS)
+		return false;
+	return r->features[feature / 64] & (1ULL << (feature % 64));
+}

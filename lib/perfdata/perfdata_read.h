@@ -1,0 +1,108 @@
+/* perfdata_read: reads perf.data files, ours and those written by real `perf record`:
+ * with or without PERF_SAMPLE_CPU, with `perf record -z` (PERF_RECORD_COMPRESSED, zstd),
+ * and files whose writer died before it wrote the final header (data size 0): then the
+ * records that are there are recovered and perfdata_reader_truncated() says so.
+ *
+ * Records come out in the order `perf script` (perf 6.1) processes them: sorted by time
+ * within the flush windows that PERF_RECORD_FINISHED_ROUND marks (perf's ordered-events
+ * rule, see ordered_events.h).  Records without a time (time 0 as in synthesized records, no
+ * sample_id_all, no PERF_SAMPLE_TIME) and user records (PERF_RECORD_HEADER_*) are delivered
+ * as soon as they are read, ahead of queued ones, as perf does.  A queued record costs 32
+ * bytes until released (records decompressed from PERF_RECORD_COMPRESSED are held as a
+ * copy); a file without FINISHED_ROUND is sorted as a whole, as perf does.
+ *
+ * A file counts as truncated when its data size is 0 (perf record killed), when the data
+ * section runs past the end of the file, or when it has no feature bits (our writer killed:
+ * it keeps data.size current but sets the feature bits only when it finishes); records are
+ * then read up to the end of the file and a final partial record is dropped.
+ */
+#ifndef PC_PERFDATA_READ_H
+#define PC_PERFDATA_READ_H
+
+#include "base/util.h"
+#include "perf_abi.h"
+
+struct perfdata_reader;
+
+struct perfdata_evsel {
+	struct perf_event_attr attr;
+	char *name; /* from HEADER_EVENT_DESC, else derived ("cpu-clock", "sched:...") */
+	uint64_t *ids;
+	size_t nids;
+};
+
+/* A decoded PERF_RECORD_SAMPLE.  Pointers point into the reader's buffer and stay valid
+ * until the next perfdata_reader_next(). */
+struct perf_sample {
+	const struct perfdata_evsel *evsel;
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t addr;
+	uint64_t id;
+	uint32_t cpu;
+	bool has_cpu; /* false when the attr had no PERF_SAMPLE_CPU */
+	bool has_time;
+	uint64_t period;
+	uint64_t nr_callchain;
+	const uint64_t *callchain; /* includes PERF_CONTEXT_* markers as the kernel wrote them */
+	uint32_t raw_size;
+	const void *raw_data; /* PERF_SAMPLE_RAW: tracepoint payload */
+	uint16_t cpumode;     /* header.misc & PERF_RECORD_MISC_CPUMODE_MASK */
+};
+
+/* sample_id_all trailer of non-sample records (pid/tid/time/cpu as available). */
+struct perf_sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu;
+	bool has_time, has_cpu;
+};
+
+struct perfdata_record {
+	const struct perf_event_header *header; /* the raw record, decompressed */
+	struct perf_sample sample;		/* valid when header->type == PERF_RECORD_SAMPLE */
+	struct perf_sample_id id;		/* valid for other kernel record types */
+	uint64_t file_offset;			/* of the record (or of its COMPRESSED container) */
+};
+
+struct perfdata_reader *perfdata_reader_open(const char *path);
+void perfdata_reader_free(struct perfdata_reader *r);
+
+/* 1 = a record in *rec, 0 = end of data, -1 = error (message in pc_strerror(); the records
+ * before it were good; calling again goes on with the next record, or returns 0 when the
+ * error ended the data: records queued before it are still delivered first).  Only records of
+ * interest reach the caller: kernel records (SAMPLE, MMAP, MMAP2, COMM, FORK, EXIT, LOST, ...) and
+ * PERF_RECORD_HEADER_* records that carry data; FINISHED_ROUND and COMPRESSED are consumed inside.
+ */
+int perfdata_reader_next(struct perfdata_reader *r, struct perfdata_record *rec);
+
+size_t perfdata_reader_nr_evsels(const struct perfdata_reader *r);
+const struct perfdata_evsel *perfdata_reader_evsel(const struct perfdata_reader *r, size_t i);
+/* Feature strings (NULL where the file lacks the feature). */
+const char *perfdata_reader_hostname(const struct perfdata_reader *r);
+const char *perfdata_reader_osrelease(const struct perfdata_reader *r);
+const char *perfdata_reader_version(const struct perfdata_reader *r);
+const char *perfdata_reader_arch(const struct perfdata_reader *r);
+const char *perfdata_reader_cmdline(const struct perfdata_reader *r);
+int perfdata_reader_nrcpus(const struct perfdata_reader *r);
+/* HEADER_TRACING_DATA (or PERF_RECORD_HEADER_TRACING_DATA) blob, for libtraceevent. */
+const void *perfdata_reader_tracing_data(const struct perfdata_reader *r, size_t *size);
+bool perfdata_reader_truncated(const struct perfdata_reader *r);
+uint64_t perfdata_reader_data_size(const struct perfdata_reader *r); /* for progress */
+uint64_t perfdata_reader_data_pos(const struct perfdata_reader *r);
+bool perfdata_reader_has_feature(const struct perfdata_reader *r, int feature);
+
+/* Decode one sample record against the file's attrs (used by the reader itself and by
+ * the recorder, which sees the same bytes from the ring buffer). */
+int perfdata_parse_sample(const struct perf_event_attr *attr, const struct perf_event_header *h,
+			  struct perf_sample *s);
+int perfdata_parse_sample_id(const struct perf_event_attr *attr, const struct perf_event_header *h,
+			     struct perf_sample_id *id);
+/* The event id a record carries (PERF_SAMPLE_IDENTIFIER, else PERF_SAMPLE_ID where attr's
+ * layout puts it: from the start of a sample, from the end of other records' trailer).
+ * -1 when attr gives the record no id. */
+int perfdata_record_id(const struct perf_event_attr *attr, const struct perf_event_header *h,
+		       uint64_t *id);
+
+#endif

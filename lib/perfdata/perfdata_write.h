@@ -1,0 +1,64 @@
+/* perfdata_write: writes perf.data in perf's own file format (PERFILE2), the file `perf script`
+ * and `perf report` read.
+ *
+ * Usage: _new() opens the file and reserves room for the header; _add_attr() once per event
+ * (before or after records, ids are what sample_id_all/PERF_SAMPLE_IDENTIFIER carry);
+ * _write() appends raw records (as the kernel or a synthesizer produced them) to the data
+ * section, buffered; _finish() writes the feature sections and finally the header.
+ *
+ * A file whose writer died before _finish() stays readable: every flush (buffer full, or
+ * _flush()) writes whole records and then updates the header's data size, and the attrs
+ * known at the first flush are already in place (add the attrs before writing megabytes of
+ * records, or a crash leaves samples perf cannot attribute); such a file has no feature bits set,
+ * which is how a reader tells it was not finished.  (perf 6.1 itself reads such a file; a data size
+ * of 0, perf's own "not finished" mark, makes it print a warning and read nothing.)
+ */
+#ifndef PC_PERFDATA_WRITE_H
+#define PC_PERFDATA_WRITE_H
+
+#include "base/util.h"
+#include "perf_abi.h"
+
+struct perfdata_writer;
+
+/* What the feature sections say about the machine and the run.  Any NULL field is probed
+ * from the running system by _finish() (uname, /proc/cpuinfo, sysconf ...). */
+struct perfdata_meta {
+	const char *hostname;
+	const char *osrelease;
+	const char *version; /* "perfcollect-c <ver>" */
+	const char *arch;
+	int argc; /* HEADER_CMDLINE */
+	char *const *argv;
+	int clockid;		  /* HEADER_CLOCKID: clock resolution feature; -1 = none */
+	const void *tracing_data; /* HEADER_TRACING_DATA blob (tracepoints), may be NULL */
+	size_t tracing_data_size;
+};
+
+/* A DSO that samples hit, for the HEADER_BUILD_ID feature. */
+struct perfdata_build_id {
+	int32_t pid; /* ignored: perf keys build-ids by machine, not by process (an entry
+			with pid N goes to a guest machine N, where the host's DSOs never
+			see it), so every entry is written with the host's -1 */
+	bool kernel; /* [kernel.kallsyms] or a module */
+	uint8_t id[20];
+	uint8_t size; /* bytes of id used */
+	const char *filename;
+};
+
+struct perfdata_writer *perfdata_writer_new(const char *path);
+/* name: the event's name as perf shows it ("cpu-clock", "sched:sched_switch"). */
+int perfdata_writer_add_attr(struct perfdata_writer *w, const struct perf_event_attr *attr,
+			     const char *name, const uint64_t *ids, size_t nids);
+/* record: one or more whole records (header.size each); copied into the write buffer. */
+int perfdata_writer_write(struct perfdata_writer *w, const void *record, size_t len);
+/* Writes the buffered records out now, so the file is readable up to here if we die. */
+int perfdata_writer_flush(struct perfdata_writer *w);
+/* Appends a PERF_RECORD_FINISHED_ROUND: every record before it may be sorted by time. */
+int perfdata_writer_finished_round(struct perfdata_writer *w);
+void perfdata_writer_add_build_id(struct perfdata_writer *w, const struct perfdata_build_id *b);
+uint64_t perfdata_writer_data_size(const struct perfdata_writer *w);
+int perfdata_writer_finish(struct perfdata_writer *w, const struct perfdata_meta *meta);
+void perfdata_writer_free(struct perfdata_writer *w);
+
+#endif

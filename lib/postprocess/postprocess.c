@@ -1,0 +1,401 @@
+/* postprocess: see postprocess.h.  One pass over perf.data: every non-sample record goes to
+ * the symbolizer (which keeps the process/map state), every sample is symbolized and
+ * formatted at once, so memory stays flat in the number of samples.  The archive is
+ * written meanwhile on a second thread (archive.h's streaming): perf.data.txt is
+ * compressed as it is produced.  Then the JIT side files are gathered (postprocess_jit.c)
+ * and appended with the log. */
+#include "postprocess.h"
+#include "base/archive.h"
+#include "base/log.h"
+#include "perfdata/perfdata_read.h"
+#include "postprocess_jit.h"
+#include "record/tracepoints.h"
+#include "script.h"
+#include "symbols/symbols.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <zip.h>
+
+/* perf script's default --max-stack (PERF_MAX_STACK_DEPTH). */
+#define SCRIPT_MAX_STACK 127
+
+struct pass {
+	const struct postprocess_opts *o;
+	struct postprocess_stats *st;
+	struct perfdata_reader *reader;
+	struct symbolizer *sym;
+	struct script_writer *script;
+	struct trace_formatter *tf; /* NULL when the file has no tracing data */
+	uint64_t *evsel_samples;    /* per evsel index */
+	size_t nr_evsels;
+	uint64_t frames, unresolved, no_cpu_samples;
+	uint64_t pass_ns, pass_cpu_ns;
+};
+
+/* CPU time of this thread (user + system), to tell work from waiting for a CPU; the
+ * archive is compressed on another thread meanwhile. */
+static uint64_t cpu_ns(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru) < 0)
+		return 0;
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+}
+
+static const char *or_unknown(const char *s)
+{
+	return s ? s : "(not recorded)";
+}
+
+static void log_sample_type(const struct perfdata_evsel *ev)
+{
+	const struct perf_event_attr *a = &ev->attr;
+	char rate[64];
+	if (a->freq)
+		snprintf(rate, sizeof(rate), "%" PRIu64 " Hz", (uint64_t)a->sample_freq);
+	else
+		snprintf(rate, sizeof(rate), "every %" PRIu64, (uint64_t)a->sample_period);
+	log_info("event %s: type %u config %#" PRIx64 ", sampled %s%s%s%s%s", ev->name, a->type,
+		 (uint64_t)a->config, rate,
+		 a->sample_type & PERF_SAMPLE_CALLCHAIN ? ", callchains" : "",
+		 a->sample_type & PERF_SAMPLE_CPU ? ", cpu" : ", no cpu",
+		 a->sample_type & PERF_SAMPLE_RAW ? ", raw data" : "",
+		 a->exclude_kernel ? ", user only" : "");
+}
+
+/* Versions, kernel, the recording's command line and its events. */
+static void log_header(struct pass *p)
+{
+	struct utsname u;
+	const struct perfdata_reader *r = p->reader;
+	log_info("post-processing %s with perfcollect-c %s (libzip %s)", p->o->perf_data,
+		 PC_VERSION, zip_libzip_version());
+	if (uname(&u) == 0)
+		log_info("this machine: %s %s %s", u.sysname, u.release, u.machine);
+	log_info("recorded by: %s", or_unknown(perfdata_reader_version(r)));
+	log_info("recorded on: host %s, kernel %s, arch %s, %d cpus",
+		 or_unknown(perfdata_reader_hostname(r)), or_unknown(perfdata_reader_osrelease(r)),
+		 or_unknown(perfdata_reader_arch(r)), perfdata_reader_nrcpus(r));
+	log_info("command line: %s", or_unknown(perfdata_reader_cmdline(r)));
+	for (size_t i = 0; i < p->nr_evsels; i++)
+		log_sample_type(perfdata_reader_evsel(r, i));
+}
+
+static size_t evsel_index(struct pass *p, const struct perfdata_evsel *ev)
+{
+	for (size_t i = 0; i < p->nr_evsels; i++)
+		if (perfdata_reader_evsel(p->reader, i) == ev)
+			return i;
+	return p->nr_evsels;
+}
+
+static void count_lost(struct pass *p, const struct perf_event_header *h)
+{
+	const uint64_t *body = (const uint64_t *)(h + 1);
+	size_t words = (h->size - sizeof(*h)) / sizeof(uint64_t);
+	if (h->type == PERF_RECORD_LOST && words >= 2)
+		p->st->lost += body[1]; /* id, lost */
+	else if (h->type == PERF_RECORD_LOST_SAMPLES && words >= 1)
+		p->st->lost += body[0];
+}
+
+/* The `trace` field: libtraceevent's rendering of a tracepoint's raw data. */
+static const char *trace_text(struct pass *p, const struct perf_sample *s)
+{
+	if (!p->tf || !s->evsel || s->evsel->attr.type != PERF_TYPE_TRACEPOINT || !s->raw_data)
+		return NULL;
+	return trace_formatter_format(p->tf, s->raw_data, s->raw_size, (int)s->cpu, s->time);
+}
+
+static void open_trace_formatter(struct pass *p)
+{
+	size_t size = 0;
+	const void *blob = perfdata_reader_tracing_data(p->reader, &size);
+	bool tracepoints = false;
+	for (size_t i = 0; i < p->nr_evsels; i++)
+		if (perfdata_reader_evsel(p->reader, i)->attr.type == PERF_TYPE_TRACEPOINT)
+			tracepoints = true;
+	if (!tracepoints)
+		return;
+	if (!blob) {
+		log_warn("perf.data has tracepoint events but no tracing data: their fields are "
+			 "left out of perf.data.txt");
+		return;
+	}
+	p->tf = trace_formatter_new(blob, size);
+	if (!p->tf)
+		log_warn("cannot decode the tracepoint formats in perf.data: %s", pc_strerror());
+}
+
+static int write_sample(struct pass *p, const struct perf_sample *s, struct frame *frames)
+{
+	const struct perfdata_evsel *ev = s->evsel;
+	size_t n = symbolizer_frames(p->sym, s, frames, SCRIPT_MAX_STACK);
+	p->frames += n;
+	for (size_t i = 0; i < n; i++)
+		if (frames[i].kind == FRAME_UNKNOWN)
+			p->unresolved++;
+	if (!s->has_cpu)
+		p->no_cpu_samples++;
+	size_t idx = evsel_index(p, ev);
+	if (idx < p->nr_evsels)
+		p->evsel_samples[idx]++;
+	struct script_sample ss = {
+	    .comm = machine_comm(symbolizer_machine(p->sym), s->pid, s->tid),
+	    .pid = (int32_t)s->pid,
+	    .tid = (int32_t)s->tid,
+	    .has_cpu = s->has_cpu,
+	    .cpu = s->cpu,
+	    .has_time = s->has_time,
+	    .time = s->time,
+	    .period = s->period,
+	    .event = ev ? ev->name : NULL,
+	    .trace = trace_text(p, s),
+	    .callchain = ev && (ev->attr.sample_type & PERF_SAMPLE_CALLCHAIN),
+	    .ip = s->ip,
+	    .frames = frames,
+	    .nframes = n,
+	};
+	return script_writer_sample(p->script, &ss);
+}
+
+/* The streaming pass.  Returns 0 (also when the data ended early: st->truncated), -1 when
+ * perf.data.txt could not be written. */
+static int run_pass(struct pass *p, FILE *out)
+{
+	int name_width = 0;
+	for (size_t i = 0; i < p->nr_evsels; i++) {
+		const char *n = perfdata_reader_evsel(p->reader, i)->name;
+		if (n && (int)strlen(n) > name_width)
+			name_width = (int)strlen(n);
+	}
+	p->script = script_writer_new(out, name_width);
+	struct frame *frames = xcalloc(SCRIPT_MAX_STACK + 1, sizeof(*frames));
+	struct progress *prog =
+	    progress_new("post-processing", perfdata_reader_data_size(p->reader));
+	struct perfdata_record rec;
+	int r, ret = 0;
+	uint64_t t0 = monotonic_ns(), cpu0 = cpu_ns();
+	while ((r = perfdata_reader_next(p->reader, &rec)) > 0) {
+		p->st->records++;
+		uint32_t type = rec.header->type;
+		if (type == PERF_RECORD_SAMPLE) {
+			p->st->samples++;
+			if (write_sample(p, &rec.sample, frames) < 0) {
+				ret = -1;
+				break;
+			}
+		} else {
+			if (type == PERF_RECORD_LOST || type == PERF_RECORD_LOST_SAMPLES)
+				count_lost(p, rec.header);
+			symbolizer_process(p->sym, &rec);
+		}
+		if ((p->st->records & 1023) == 0)
+			progress_update(prog, perfdata_reader_data_pos(p->reader));
+	}
+	progress_free(prog);
+	if (r < 0) {
+		p->st->truncated = true;
+		log_warn("perf.data: %s; kept the %" PRIu64 " samples before it", pc_strerror(),
+			 p->st->samples);
+	}
+	if (perfdata_reader_truncated(p->reader)) {
+		p->st->truncated = true;
+		log_warn("perf.data was not finished by its writer (truncated): recovered %" PRIu64
+			 " records, %" PRIu64 " samples",
+			 p->st->records, p->st->samples);
+	}
+	if (script_writer_flush(p->script) < 0)
+		ret = -1;
+	p->pass_ns = monotonic_ns() - t0;
+	p->pass_cpu_ns = cpu_ns() - cpu0;
+	free(frames);
+	return ret;
+}
+
+static void log_summary(struct pass *p)
+{
+	const struct postprocess_stats *st = p->st;
+	log_info("records: %" PRIu64 ", samples: %" PRIu64 ", lost: %" PRIu64 "%s", st->records,
+		 st->samples, st->lost, st->truncated ? " (perf.data truncated)" : "");
+	for (size_t i = 0; i < p->nr_evsels; i++)
+		log_info("samples of %s: %" PRIu64, perfdata_reader_evsel(p->reader, i)->name,
+			 p->evsel_samples[i]);
+	if (st->lost)
+		log_warn("%" PRIu64 " samples were lost (the ring buffer was full); a larger "
+			 "-buffersize or a lower frequency keeps them",
+			 st->lost);
+	if (p->no_cpu_samples)
+		log_info("%" PRIu64 " samples carry no CPU (recorded per process): the [cpu] "
+			 "column is left out for them",
+			 p->no_cpu_samples);
+	log_info("frames: %" PRIu64 ", unresolved: %" PRIu64 " (%.1f%%)", p->frames, p->unresolved,
+		 p->frames ? 100.0 * p->unresolved / p->frames : 0.0);
+	if (p->script)
+		log_info("perf.data.txt: %" PRIu64 " bytes, written in %.3f s (%.3f s of CPU)",
+			 script_writer_bytes(p->script), p->pass_ns / 1e9, p->pass_cpu_ns / 1e9);
+}
+
+/* The archive, started before the pass: perf.data.txt is compressed on a second thread
+ * while the pass writes it (so it never goes to disk), perf.data meanwhile too.  NULL when
+ * that cannot be set up: then perf.data.txt goes to out_dir and pack() says what failed. */
+static struct archive_writer *start_archive(const struct postprocess_opts *o, FILE **txt)
+{
+	*txt = NULL;
+	struct archive_writer *w = archive_writer_new(o->zip_path);
+	if (!w)
+		return NULL;
+	char *txt_entry = xasprintf("%s.trace/perf.data.txt", o->name);
+	char *data_entry = xasprintf("%s.trace/perf.data", o->name);
+	/* perf.data first: it is compressed while the symbolizer loads, before the first
+	 * line of text is there. */
+	FILE *f = NULL;
+	if (archive_writer_add_file(w, data_entry, o->perf_data) == 0 &&
+	    (f = archive_writer_add_stream(w, txt_entry)) && archive_writer_start(w) == 0) {
+		*txt = f;
+	} else {
+		if (f)
+			fclose(f);
+		archive_writer_free(w);
+		w = NULL;
+	}
+	free(txt_entry);
+	free(data_entry);
+	return w;
+}
+
+/* Symbolize perf.data into perf.data.txt: into the archive *w when it could be started,
+ * else out_dir/perf.data.txt.  Returns -1 when perf.data cannot be opened at all or
+ * perf.data.txt cannot be written; *txt says whether it exists. */
+static int symbolize(const struct postprocess_opts *o, const char *out_dir,
+		     struct postprocess_stats *st, struct jitfiles *jf, bool *txt,
+		     struct archive_writer **w)
+{
+	struct pass p = {.o = o, .st = st};
+	*txt = false;
+	p.reader = perfdata_reader_open(o->perf_data);
+	if (!p.reader) {
+		/* The caller says it on stderr; the log keeps it too. */
+		log_info("cannot read %s: %s", o->perf_data, pc_strerror());
+		return -1;
+	}
+	p.nr_evsels = perfdata_reader_nr_evsels(p.reader);
+	p.evsel_samples = xcalloc(p.nr_evsels + 1, sizeof(*p.evsel_samples));
+	log_header(&p);
+	open_trace_formatter(&p);
+	struct symbolizer_opts so = {.side_dir = o->trace_dir, .live = o->live};
+	p.sym = symbolizer_new(&so);
+	int ret = -1;
+	char *txt_path = xasprintf("%s/perf.data.txt", out_dir);
+	FILE *out = NULL;
+	if (p.sym && (*w = start_archive(o, &out)) == NULL)
+		out = fopen(txt_path, "we");
+	if (!p.sym) {
+		log_warn("cannot symbolize: %s", pc_strerror());
+	} else if (!out) {
+		pc_err_errno("cannot create %s", txt_path);
+		log_warn("%s", pc_strerror());
+	} else {
+		ret = run_pass(&p, out);
+		if (fclose(out) != 0 && ret == 0)
+			ret = pc_err_errno("cannot write %s", txt_path);
+		if (ret < 0)
+			log_warn("%s", pc_strerror());
+		*txt = true;
+		log_summary(&p);
+		jitfiles_collect(jf, p.sym);
+	}
+	script_writer_free(p.script);
+	trace_formatter_free(p.tf);
+	symbolizer_free(p.sym);
+	perfdata_reader_free(p.reader);
+	free(p.evsel_samples);
+	free(txt_path);
+	return ret;
+}
+
+static int add_entry(struct archive_writer *w, const char *name, const char *file, const char *dir)
+{
+	char *src = xasprintf("%s/%s", dir, file);
+	char *entry = xasprintf("%s.trace/%s", name, file);
+	int r = archive_writer_add_file(w, entry, src);
+	if (r < 0)
+		log_warn("%s", pc_strerror());
+	free(src);
+	free(entry);
+	return r;
+}
+
+/* Packs the archive: perf.data, perf.data.txt, JIT files, the log.  w: the archive that
+ * start_archive() began, which holds perf.data and perf.data.txt already. */
+static int pack(const struct postprocess_opts *o, const char *out_dir, bool txt,
+		struct jitfiles *jf, struct archive_writer *w)
+{
+	int r = 0;
+	if (!w) {
+		w = archive_writer_new(o->zip_path);
+		if (!w) {
+			log_warn("%s", pc_strerror());
+			return -1;
+		}
+		char *entry = xasprintf("%s.trace/perf.data", o->name);
+		r = archive_writer_add_file(w, entry, o->perf_data);
+		free(entry);
+		if (r < 0)
+			log_warn("%s", pc_strerror());
+		if (r == 0 && txt)
+			r = add_entry(w, o->name, "perf.data.txt", out_dir);
+	}
+	for (size_t i = 0; r == 0 && i < jitfiles_count(jf); i++)
+		r = add_entry(w, o->name, jitfiles_name(jf, i), out_dir);
+	char *log_path = xasprintf("%s/perfcollect.log", out_dir);
+	if (r == 0) {
+		log_info("writing %s", o->zip_path);
+		if (access(log_path, F_OK) == 0)
+			r = add_entry(w, o->name, "perfcollect.log", out_dir);
+	}
+	free(log_path);
+	if (r == 0 && (r = archive_writer_finish(w)) < 0)
+		log_warn("%s", pc_strerror());
+	archive_writer_free(w);
+	return r;
+}
+
+int postprocess_run(const struct postprocess_opts *o_in, struct postprocess_stats *st)
+{
+	struct postprocess_opts o = *o_in;
+	struct postprocess_stats dummy;
+	if (!st)
+		st = &dummy;
+	memset(st, 0, sizeof(*st));
+	char *perf_data = o.perf_data ? NULL : xasprintf("%s/perf.data", o.trace_dir);
+	if (perf_data)
+		o.perf_data = perf_data;
+	const char *out_dir = o.out_dir ? o.out_dir : o.trace_dir;
+
+	struct jitfiles *jf = jitfiles_new(o.trace_dir, out_dir);
+	bool txt = false;
+	struct archive_writer *w = NULL;
+	int ret = symbolize(&o, out_dir, st, jf, &txt, &w);
+	char *err = ret < 0 ? xstrdup(pc_strerror()) : NULL;
+	if (!o.loose)
+		jitfiles_add_dir(jf);
+	jitfiles_log(jf);
+	int pr = pack(&o, out_dir, txt, jf, w);
+	if (pr < 0)
+		ret = -1;
+	else if (err)
+		pc_err("%s", err); /* the first failure is the one to report */
+	free(err);
+	jitfiles_free(jf);
+	free(perf_data);
+	return ret;
+}

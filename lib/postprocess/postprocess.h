@@ -1,0 +1,39 @@
+/* postprocess: everything after recording, in one streaming pass: read perf.data, symbolize,
+ * write perf.data.txt, gather the JIT side files of the sampled processes, write
+ * perfcollect.log's summary and pack <name>.trace.zip.  `collect` calls it when recording
+ * ends; `merge` calls it alone.
+ *
+ * The log goes to whatever log_open() opened (the caller opens <out_dir>/perfcollect.log
+ * before calling, so the archive carries it).  Damaged input (a truncated perf.data, a bad
+ * record, a missing map) is said in the log and on stderr and the archive is still written
+ * from what could be read; only when perf.data cannot be read at all does this return -1,
+ * and even then the zip holds perf.data and the log.
+ */
+#ifndef PC_POSTPROCESS_H
+#define PC_POSTPROCESS_H
+
+#include "base/util.h"
+
+struct postprocess_opts {
+	const char *trace_dir; /* holds perf.data (and side files); perf.data.txt goes here */
+	const char *name;      /* archive entries are "<name>.trace/<file>" */
+	const char *zip_path;  /* the archive to write */
+	bool live;	       /* recorded processes may still run: find maps via /proc */
+	/* For merge (all optional): */
+	const char *perf_data; /* NULL: <trace_dir>/perf.data */
+	const char *out_dir;   /* perf.data.txt and copied side files go here, trace_dir is
+				  then only read; NULL: trace_dir */
+	bool loose;	       /* trace_dir is only where a bare perf.data lies (e.g. /tmp):
+				  pack the JIT files of sampled processes, not every map in it */
+};
+
+struct postprocess_stats {
+	uint64_t samples;
+	uint64_t records;
+	uint64_t lost;
+	bool truncated;
+};
+
+int postprocess_run(const struct postprocess_opts *o, struct postprocess_stats *st);
+
+#endif

@@ -1,0 +1,49 @@
+/* script: writes perf.data.txt, one sample at a time, byte for byte as perf 6.1's
+ * `perf script --fields comm,pid,tid,cpu,time,period,event,ip,sym,dso,trace` prints it:
+ *
+ *   comm  PID/TID   [CPU]  SECS.USECS:     PERIOD      EVENT: TRACE
+ *   \t        IP SYM (DSO)          one line per frame, then a blank line
+ *
+ * comm is "%s " when the event records callchains, else "%16s "; the event name is
+ * right-aligned to the longest event name of the file; [CPU] is left out when the
+ * samples carry no CPU.  Without a callchain the single frame follows the header on the
+ * same line, with the sample's absolute ip (as perf prints it).  The tracepoint text
+ * (libtraceevent's rendering) comes in preformatted.
+ *
+ * The text is collected in the writer's own 256 KiB buffer and handed to the FILE in
+ * pieces of that size (which glibc writes straight through: the FILE needs no large buffer
+ * of its own); script_writer_flush() writes the rest.  Nothing is kept per sample.
+ */
+#ifndef PC_SCRIPT_H
+#define PC_SCRIPT_H
+
+#include "symbols/symbols.h"
+
+struct script_sample {
+	const char *comm;
+	int32_t pid, tid;
+	bool has_cpu;
+	uint32_t cpu;
+	bool has_time;
+	uint64_t time; /* ns */
+	uint64_t period;
+	const char *event;
+	const char *trace; /* tracepoint fields, NULL for other events */
+	bool callchain;	   /* the event samples callchains: frames one per line */
+	uint64_t ip;	   /* the sample's ip: printed instead of frames[0].ip without callchain */
+	const struct frame *frames;
+	size_t nframes;
+};
+
+struct script_writer;
+
+/* name_width: the longest event name among the file's events (perf's evlist rule). */
+struct script_writer *script_writer_new(FILE *out, int name_width);
+/* Formats one sample; -1 once the FILE has reported a write error. */
+int script_writer_sample(struct script_writer *w, const struct script_sample *s);
+/* Flushes; -1 (with the reason) if any write failed. */
+int script_writer_flush(struct script_writer *w);
+uint64_t script_writer_bytes(const struct script_writer *w);
+void script_writer_free(struct script_writer *w);
+
+#endif

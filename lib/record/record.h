@@ -1,0 +1,93 @@
+/* record: perf_event_open(2) events, their per-CPU ring buffers and the loop that drains them.
+ *
+ * System-wide: one fd per event per online CPU (pid -1), each CPU's events sharing one ring.
+ * One process (-pid): one fd per event per thread per CPU with inherit=1, all redirected
+ * (PERF_EVENT_IOC_SET_OUTPUT) into one ring per CPU, as `perf record -p` does; threads that
+ * appear while the events are being opened are found by re-scanning /proc/<pid>/task, and
+ * threads created later are covered by inheritance.
+ *
+ * Records come out of recorder_run() through a callback, whole (a record that wraps the end
+ * of its ring is copied into a contiguous buffer first), one drain pass over all rings at a
+ * time; after each pass the pass callback runs (collect writes FINISHED_ROUND there).
+ */
+#ifndef PC_RECORD_H
+#define PC_RECORD_H
+
+#include "base/util.h"
+#include "perfdata/perf_abi.h"
+
+#include <sys/types.h>
+
+struct recorder;
+
+/* One event to open: the attr as given is used for every CPU/thread. */
+struct record_event {
+	struct perf_event_attr attr;
+	const char *name; /* "cpu-clock", as perf shows it */
+};
+
+struct recorder_opts {
+	pid_t pid;	     /* -1: every CPU */
+	uint64_t ring_bytes; /* data area per CPU; rounded up to a power-of-two number of pages */
+};
+
+/* Opens every event and maps the rings; the events count from then on.  On failure
+ * returns NULL with one pc_err() line naming the cause and the fix (permissions and
+ * kernel.perf_event_paranoid, "no process N", "event X not supported here" ...). */
+struct recorder *recorder_open(const struct recorder_opts *o, const struct record_event *events,
+			       size_t nevents);
+void recorder_free(struct recorder *r);
+
+size_t recorder_nr_cpus(const struct recorder *r);
+size_t recorder_nr_fds(const struct recorder *r);
+/* Data bytes of each ring (after rounding). */
+uint64_t recorder_ring_bytes(const struct recorder *r);
+/* The kernel ids (PERF_EVENT_IOC_ID) of event i's fds, for the perf.data attr section. */
+const uint64_t *recorder_event_ids(const struct recorder *r, size_t i, size_t *n);
+/* The threads events were opened for (-pid), after the re-scan. */
+size_t recorder_nr_threads(const struct recorder *r);
+
+/* Stops sampling (PERF_EVENT_IOC_DISABLE); records already in the rings stay there. */
+void recorder_disable(struct recorder *r);
+
+/* Called with each record; a negative return stops the loop with an error. */
+typedef int (*record_fn)(void *arg, const struct perf_event_header *h, int cpu);
+/* Called after each drain pass that produced records. */
+typedef int (*record_pass_fn)(void *arg);
+
+enum record_stop {
+	RECORD_STOP_SIGNAL,	 /* a signal arrived on signal_fd */
+	RECORD_STOP_TIME,	 /* the deadline passed */
+	RECORD_STOP_TARGET_EXIT, /* pid_fd became readable: the -pid target exited */
+	RECORD_STOP_ERROR,	 /* a callback or poll failed; message in pc_strerror() */
+};
+
+struct record_loop {
+	int signal_fd;	      /* a signalfd, or -1 */
+	int pid_fd;	      /* a pidfd of the target, or -1 */
+	uint64_t deadline_ns; /* CLOCK_MONOTONIC; 0 = none */
+	record_fn on_record;
+	record_pass_fn on_pass; /* may be NULL */
+	void *arg;
+};
+
+/* Drains the rings until a stop condition, then disables the events and drains what is
+ * left.  Returns 0 (or -1 for RECORD_STOP_ERROR); *why and *signo (for a signal) say why. */
+int recorder_run(struct recorder *r, const struct record_loop *l, enum record_stop *why,
+		 int *signo);
+/* One drain pass over every ring (used by recorder_run, and after it for leftovers). */
+int recorder_drain(struct recorder *r, record_fn fn, void *arg, size_t *nrecords);
+
+/* Whether this machine can open attr at all: opens it (disabled) on the calling thread and
+ * closes it again.  Returns 0 when it opened, else perf_event_open's errno.  Collect uses it
+ * to leave out optional events the hardware lacks before recorder_open(), which fails as a
+ * whole when one event does not open. */
+int recorder_probe_event(const struct perf_event_attr *attr);
+/* Whether that errno means "this machine has no such event" (no PMU, not supported), not a
+ * permission or resource problem. */
+bool recorder_event_unsupported(int err);
+
+/* Online CPUs from /sys/devices/system/cpu/online. */
+int online_cpus(int **cpus, size_t *n);
+
+#endif

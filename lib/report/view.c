@@ -1,0 +1,224 @@
+/* view: see view.h. */
+#include "view.h"
+#include "base/archive.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Each sample weighs 1: the event trees count samples.  (Blocked time has its own tree,
+ * weighed in nanoseconds when each wait ends.) */
+static uint64_t sample_weight(const struct stack_sample *s)
+{
+	return 1;
+}
+
+static bool keep_sample(const struct view *v, const struct stack_sample *s)
+{
+	if (v->pid >= 0 && s->pid != v->pid)
+		return false;
+	if (v->tid >= 0 && s->tid != v->tid)
+		return false;
+	if (!v->ncomms)
+		return true;
+	for (size_t i = 0; i < v->ncomms; i++)
+		if (!strcmp(v->comms[i], s->comm))
+			return true;
+	return false;
+}
+
+static struct event_tree *event_tree_of(struct view *v, const char *name)
+{
+	if (v->nevents && !strcmp(v->events[v->last_event].name, name))
+		return &v->events[v->last_event];
+	for (size_t i = 0; i < v->nevents; i++)
+		if (!strcmp(v->events[i].name, name)) {
+			v->last_event = i;
+			return &v->events[i];
+		}
+	grow_array((void **)&v->events, &v->events_cap, v->nevents + 1, sizeof(*v->events));
+	struct event_tree *e = &v->events[v->nevents];
+	e->name = xstrdup(name);
+	e->tree = calltree_new(v->ft);
+	e->samples = 0;
+	v->last_event = v->nevents++;
+	return e;
+}
+
+static int on_sample(const struct stack_sample *s, void *arg)
+{
+	struct view *v = arg;
+	/* Every sample may end a wait (another task's sched_switch names the switch-in); the
+	 * filters choose which threads' waits begin. */
+	bool blocks = offcpu_sample(v->oc, s);
+	if (!keep_sample(v, s)) {
+		v->skipped++;
+		return 0;
+	}
+	struct event_tree *e = event_tree_of(v, s->event);
+	grow_array((void **)&v->path, &v->path_cap, s->nframes + 1, sizeof(*v->path));
+	size_t n = 0;
+	v->path[n++] = functable_intern(v->ft, s->comm, "", FRAME_PROCESS);
+	/* perf prints the leaf first; the tree wants the root first. */
+	for (size_t i = s->nframes; i-- > 0;) {
+		const struct stack_frame *f = &s->frames[i];
+		v->path[n++] =
+		    functable_intern_frame(v->ft, *f->sym ? f->sym : "[unknown]", f->dso, f->ip);
+	}
+	calltree_add(e->tree, v->path, n, sample_weight(s));
+	e->samples++;
+	if (blocks)
+		offcpu_block(v->oc, s->tid, s->time_ns,
+			     calltree_insert(v->offcpu_tree, v->path, n));
+	return 0;
+}
+
+/* "sched:sched_switch" is a tracepoint; "cpu-clock" and "cpu-clock:u" are not. */
+static bool is_tracepoint(const char *event)
+{
+	const char *c = strchr(event, ':');
+	return c && c[1] && strspn(c + 1, "ukhpPGHSIDWe") != strlen(c + 1);
+}
+
+struct event_tree *view_choose_event(struct view *v, const char *want, bool any_event)
+{
+	if (want) {
+		for (size_t i = 0; i < v->nevents; i++)
+			if (!strcmp(v->events[i].name, want))
+				return &v->events[i];
+		return NULL;
+	}
+	for (size_t i = 0; i < v->nevents; i++)
+		if (!strcmp(v->events[i].name, "cpu-clock"))
+			return &v->events[i];
+	for (size_t i = 0; i < v->nevents; i++)
+		if (!is_tracepoint(v->events[i].name))
+			return &v->events[i];
+	return v->nevents && any_event ? &v->events[0] : NULL;
+}
+
+void view_list_events(FILE *f, const struct view *v, const struct event_tree *except)
+{
+	for (size_t i = 0, n = 0; i < v->nevents; i++)
+		if (&v->events[i] != except)
+			fprintf(f, "%s%s (%llu)", n++ ? ", " : "", v->events[i].name,
+				(unsigned long long)v->events[i].samples);
+}
+
+void view_free(struct view *v)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < v->nevents; i++) {
+		free(v->events[i].name);
+		calltree_free(v->events[i].tree);
+	}
+	free(v->events);
+	for (size_t i = 0; i < v->ncomms; i++)
+		free(v->comms[i]);
+	free(v->comms);
+	free(v->path);
+	offcpu_free(v->oc);
+	calltree_free(v->offcpu_tree);
+	functable_free(v->ft);
+	free(v);
+}
+
+struct input {
+	FILE *f;
+	struct archive_reader *zip;
+};
+
+/* A trace.zip (by its magic), a .trace directory, a perf.data.txt, or "-" for stdin. */
+static int open_input(const char *path, struct input *in)
+{
+	memset(in, 0, sizeof(*in));
+	if (!strcmp(path, "-")) {
+		in->f = stdin;
+		return 0;
+	}
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return pc_err_errno("cannot open %s", path);
+	if (S_ISDIR(st.st_mode)) {
+		char *txt = xasprintf("%s/perf.data.txt", path);
+		in->f = fopen(txt, "re");
+		free(txt);
+		if (!in->f)
+			return pc_err_errno("cannot open perf.data.txt in %s", path);
+		return 0;
+	}
+	in->f = fopen(path, "re");
+	if (!in->f)
+		return pc_err_errno("cannot open %s", path);
+	char magic[4];
+	bool zip = fread(magic, 1, 4, in->f) == 4 && !memcmp(magic, "PK\3\4", 4);
+	if (!zip) {
+		rewind(in->f);
+		return 0;
+	}
+	fclose(in->f);
+	in->f = NULL;
+	in->zip = archive_reader_open(path);
+	if (!in->zip)
+		return -1;
+	long idx = archive_reader_find(in->zip, "perf.data.txt");
+	if (idx < 0)
+		return pc_err("%s has no perf.data.txt (only raw data? 'perfcollect-c merge %s' "
+			      "writes it)",
+			      path, path);
+	in->f = archive_reader_open_entry(in->zip, (size_t)idx);
+	return in->f ? 0 : -1;
+}
+
+static int close_input(struct input *in)
+{
+	int rc = 0;
+	if (in->f && in->f != stdin && fclose(in->f))
+		rc = pc_err_errno("cannot read the input");
+	archive_reader_free(in->zip);
+	in->f = NULL;
+	in->zip = NULL;
+	return rc;
+}
+
+struct view *view_new(long pid, long tid, const char *processfilter)
+{
+	struct view *v = xcalloc(1, sizeof(*v));
+	v->ft = functable_new();
+	v->pid = pid;
+	v->tid = tid;
+	v->offcpu_tree = calltree_new(v->ft);
+	v->oc = offcpu_new(v->offcpu_tree);
+	if (processfilter) {
+		char *list = xstrdup(processfilter), *save = NULL;
+		for (char *c = strtok_r(list, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
+			grow_array((void **)&v->comms, &v->comms_cap, v->ncomms + 1,
+				   sizeof(*v->comms));
+			v->comms[v->ncomms++] = xstrdup(c);
+		}
+		free(list);
+	}
+	return v;
+}
+
+int view_read(struct view *v, const char *input, struct stackfile_stats *st)
+{
+	struct input in;
+	if (open_input(input, &in) < 0) {
+		if (in.f || in.zip)
+			close_input(&in);
+		return -1;
+	}
+	if (stackfile_read(in.f, input, on_sample, v, st)) {
+		char *why = xstrdup(pc_strerror());
+		close_input(&in);
+		pc_err("%s", why);
+		free(why);
+		return -1;
+	}
+	if (close_input(&in) < 0)
+		return -1;
+	offcpu_finish(v->oc);
+	return 0;
+}

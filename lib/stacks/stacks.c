@@ -1,0 +1,646 @@
+/* stacks: see stacks.h.  The order matters: /proc is read while the threads still sleep
+ * where they hung (stopping a thread wakes it out of its syscall, and its kernel stack then
+ * shows the ptrace stop instead); memory and registers are read while all are stopped;
+ * symbols are looked up after the threads run again. */
+#include "stacks.h"
+
+#include "base/proc.h"
+#include "symbols/perfmap.h"
+
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef HAVE_LIBIBERTY
+#include <libiberty/demangle.h>
+#endif
+
+#define MAX_USER_FRAMES	  256
+#define MAX_KERNEL_FRAMES 128
+#define MAX_ATTACH_PASSES 50
+/* A thread in uninterruptible sleep (D) cannot stop until it wakes; do not wait forever. */
+#define STOP_TIMEOUT_NS (2ull * 1000 * 1000 * 1000)
+
+/* Per-thread tracing state, parallel to snapshot->threads. */
+struct traced {
+	bool seized, stopped, gone;
+	int pending_sig; /* a signal-delivery stop we must hand back on detach */
+	uint64_t *pcs;	 /* raw user frames */
+	bool *activation;
+	size_t npcs;
+};
+
+struct vma {
+	uint64_t start, end;
+};
+
+/* What the find_elf callback needs; reached through each module's userdata. */
+struct target {
+	pid_t pid;
+	uid_t uid;
+	struct vma *vmas; /* file-backed mappings */
+	size_t nvmas;
+};
+
+/* ---- /proc while the threads still sleep ---- */
+
+static void parse_kernel_stack(char *text, struct thread_stack *ts)
+{
+	size_t cap = 0;
+	for (char *line = strtok(text, "\n"); line && ts->nkframes < MAX_KERNEL_FRAMES;
+	     line = strtok(NULL, "\n")) {
+		/* "[<0>] anon_pipe_read+0x366/0x410" or "... func+0x1/0x2 [module]" */
+		char *p = line;
+		if (*p == '[') {
+			char *close = strstr(p, "] ");
+			if (!close)
+				continue;
+			p = close + 2;
+		}
+		if (!*p)
+			continue;
+		char *mod = NULL;
+		char *sp = strchr(p, ' ');
+		if (sp) {
+			*sp = 0;
+			char *m = sp + 1;
+			size_t ml = strlen(m);
+			if (ml >= 2 && m[0] == '[' && m[ml - 1] == ']')
+				mod = xstrndup(m + 1, ml - 2);
+		}
+		grow_array((void **)&ts->kframes, &cap, ts->nkframes + 1, sizeof(*ts->kframes));
+		struct stack_frame *f = &ts->kframes[ts->nkframes++];
+		memset(f, 0, sizeof(*f));
+		f->text = xstrdup(p);
+		f->module = mod;
+	}
+}
+
+static void read_small(pid_t pid, pid_t tid, const char *name, char *buf, size_t len)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid, (int)tid, name);
+	buf[0] = 0;
+	char *s = read_file(path, NULL);
+	if (!s)
+		return;
+	s[strcspn(s, "\n")] = 0;
+	snprintf(buf, len, "%s", s);
+	free(s);
+}
+
+/* Everything /proc says about one thread; returns false when it is gone. */
+static bool read_thread_proc(pid_t pid, struct thread_stack *ts, bool kernel, char **kernel_note)
+{
+	char buf[512];
+	read_small(pid, ts->tid, "stat", buf, sizeof(buf));
+	char *rp = strrchr(buf, ')');
+	if (!rp || rp[1] != ' ' || !rp[2])
+		return false;
+	ts->state = rp[2];
+	proc_comm(pid, ts->tid, ts->comm, sizeof(ts->comm));
+	read_small(pid, ts->tid, "wchan", ts->wchan, sizeof(ts->wchan));
+	if (!strcmp(ts->wchan, "0"))
+		ts->wchan[0] = 0;
+	thread_syscall_read(pid, ts->tid, &ts->syscall);
+	struct proc_status st;
+	ts->nstid = proc_status(ts->tid, &st) == 0 ? st.nspid : ts->tid;
+	if (!kernel || *kernel_note)
+		return true;
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stack", (int)pid, (int)ts->tid);
+	char *text = read_file(path, NULL);
+	if (!text) {
+		if (errno == EACCES || errno == EPERM)
+			*kernel_note =
+			    xstrdup("kernel stacks need root (/proc/<pid>/task/<tid>/stack)");
+		else if (errno == ENOENT && proc_exists(pid))
+			*kernel_note = xstrdup("this kernel has no /proc/<pid>/task/<tid>/stack "
+					       "(CONFIG_STACKTRACE)");
+		return true;
+	}
+	parse_kernel_stack(text, ts);
+	free(text);
+	return true;
+}
+
+/* ---- stopping and resuming ---- */
+
+static bool has_tid(const struct stacks_snapshot *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (s->threads[i].tid == tid)
+			return true;
+	return false;
+}
+
+static int seize(pid_t pid, struct thread_stack *ts, struct traced *tr, bool first)
+{
+	/* A zombie (a leader that called pthread_exit) never reports a stop. */
+	if (ts->state == 'Z' || ts->state == 'X') {
+		tr->gone = true;
+		return 0;
+	}
+	if (ptrace(PTRACE_SEIZE, ts->tid, NULL, NULL) < 0) {
+		if (errno == ESRCH) {
+			tr->gone = true;
+			return 0;
+		}
+		if (first)
+			return pc_err("cannot stop PID %d with ptrace: %s%s", (int)pid,
+				      strerror(errno),
+				      errno == EPERM ? " (needs root or CAP_SYS_PTRACE)" : "");
+		ts->user_error = xasprintf("cannot stop it: %s", strerror(errno));
+		return 0;
+	}
+	tr->seized = true;
+	if (ptrace(PTRACE_INTERRUPT, ts->tid, NULL, NULL) < 0 && errno == ESRCH)
+		tr->gone = true;
+	return 0;
+}
+
+static void wait_for_stops(struct stacks_snapshot *s, struct traced *tr, uint64_t deadline)
+{
+	for (;;) {
+		bool waiting = false;
+		for (size_t i = 0; i < s->nthreads; i++) {
+			if (!tr[i].seized || tr[i].stopped || tr[i].gone)
+				continue;
+			int st;
+			pid_t r = waitpid(s->threads[i].tid, &st, __WALL | WNOHANG);
+			if (r == s->threads[i].tid && WIFSTOPPED(st)) {
+				tr[i].stopped = true;
+				/* event 0 is a signal-delivery stop: the signal is ours to pass on
+				 */
+				if ((st >> 16) == 0)
+					tr[i].pending_sig = WSTOPSIG(st);
+			} else if (r < 0 || (r > 0 && (WIFEXITED(st) || WIFSIGNALED(st)))) {
+				tr[i].gone = true;
+			} else {
+				waiting = true;
+			}
+		}
+		if (!waiting || monotonic_ns() >= deadline)
+			return;
+		struct timespec tick = {0, 500 * 1000};
+		nanosleep(&tick, NULL);
+	}
+}
+
+/* Finds the threads, reads /proc for each while it sleeps, then stops it.  Threads born
+ * meanwhile are picked up in the next pass; stopped threads cannot create more. */
+static int stop_all(struct stacks_snapshot *s, struct traced **trp, bool kernel,
+		    uint64_t *stop_start)
+{
+	size_t cap = 0, trcap = 0;
+	struct traced *tr = NULL;
+	uint64_t deadline = 0;
+	bool any_seized = false;
+	for (int pass = 0; pass < MAX_ATTACH_PASSES; pass++) {
+		pid_t *tids;
+		size_t n;
+		if (proc_threads(s->pid, &tids, &n) < 0) {
+			if (pass == 0)
+				goto fail;
+			break;
+		}
+		size_t first_new = s->nthreads;
+		for (size_t i = 0; i < n; i++) {
+			if (has_tid(s, tids[i]))
+				continue;
+			grow_array((void **)&s->threads, &cap, s->nthreads + 1,
+				   sizeof(*s->threads));
+			struct thread_stack *ts = &s->threads[s->nthreads];
+			memset(ts, 0, sizeof(*ts));
+			ts->tid = tids[i];
+			if (read_thread_proc(s->pid, ts, kernel, &s->kernel_note))
+				s->nthreads++;
+			else
+				free(ts->kframes);
+		}
+		free(tids);
+		if (s->nthreads == first_new)
+			break;
+		grow_array((void **)&tr, &trcap, s->nthreads, sizeof(*tr));
+		memset(tr + first_new, 0, (s->nthreads - first_new) * sizeof(*tr));
+		if (pass == 0) {
+			*stop_start = monotonic_ns();
+			deadline = *stop_start + STOP_TIMEOUT_NS;
+		}
+		for (size_t i = first_new; i < s->nthreads; i++) {
+			/* Until one thread is ours, a refusal is about the whole process. */
+			if (seize(s->pid, &s->threads[i], &tr[i], !any_seized) < 0)
+				goto fail;
+			any_seized |= tr[i].seized;
+		}
+		wait_for_stops(s, tr, deadline);
+	}
+	if (!tr)
+		tr = xcalloc(1, sizeof(*tr));
+	*trp = tr;
+	return 0;
+fail:
+	*trp = tr;
+	return -1;
+}
+
+static void resume_all(struct stacks_snapshot *s, struct traced *tr)
+{
+	for (size_t i = 0; i < s->nthreads; i++) {
+		if (!tr[i].seized || tr[i].gone)
+			continue;
+		/* A thread that never stopped (uninterruptible sleep) cannot be detached now;
+		 * the kernel detaches it when we exit, and it runs on. */
+		ptrace(PTRACE_DETACH, s->threads[i].tid, NULL,
+		       (void *)(uintptr_t)tr[i].pending_sig);
+		tr[i].seized = false;
+	}
+}
+
+/* ---- unwinding with libdw ---- */
+
+static int read_vmas(struct target *t)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	char *line = NULL;
+	size_t linecap = 0, cap = 0;
+	while (getline(&line, &linecap, f) > 0) {
+		uint64_t start, end;
+		int off = 0;
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %*s %*s %*s %n", &start, &end, &off) <
+			2 ||
+		    off <= 0 || line[off] != '/')
+			continue;
+		grow_array((void **)&t->vmas, &cap, t->nvmas + 1, sizeof(*t->vmas));
+		t->vmas[t->nvmas++] = (struct vma){start, end};
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+/* Opens a mapped file as the target sees it: map_files gives exactly the mapped inode
+ * (other mount namespace, deleted or replaced files alike) but needs CAP_SYS_ADMIN; else
+ * the path inside the target's root, never following a symlink out of it. */
+static int open_mapped_file(const struct target *t, const char *name, uint64_t low)
+{
+	for (size_t i = 0; i < t->nvmas; i++) {
+		if (t->vmas[i].start != low)
+			continue;
+		char path[96];
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)t->pid,
+			 t->vmas[i].start, t->vmas[i].end);
+		/* stat before open: a mapped device must not even be opened */
+		struct stat st;
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+			if (fd >= 0)
+				return fd;
+		}
+		break;
+	}
+	if (str_endswith(name, " (deleted)"))
+		return -1;
+	return safe_open_in_root(t->pid, name, t->uid);
+}
+
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	const struct target *t = *userdata;
+	if (!t || name[0] != '/')
+		return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+	Dwarf_Addr low;
+	dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
+	int fd = open_mapped_file(t, name, low);
+	if (fd < 0)
+		return -1;
+	/* Separate debug info (debuglink) is looked for next to this name: inside the root. */
+	char *fn = NULL;
+	if (asprintf(&fn, "/proc/%d/root%s", (int)t->pid, name) < 0) {
+		close(fd);
+		return -1;
+	}
+	*file_name = fn;
+	return fd;
+}
+
+static int set_module_target(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+			     void *arg)
+{
+	*userdata = arg;
+	return DWARF_CB_OK;
+}
+
+static int on_frame(Dwfl_Frame *frame, void *arg)
+{
+	struct traced *tr = arg;
+	Dwarf_Addr pc;
+	bool activation;
+	if (!dwfl_frame_pc(frame, &pc, &activation))
+		return -1;
+	tr->pcs[tr->npcs] = pc;
+	tr->activation[tr->npcs] = activation;
+	return ++tr->npcs < MAX_USER_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+static char *dwfl_error_text(void)
+{
+	const char *msg = dwfl_errmsg(-1);
+	return xstrdup(msg && *msg ? msg : "unknown libdw error");
+}
+
+static void unwind_all(Dwfl *dwfl, struct stacks_snapshot *s, struct traced *tr)
+{
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct thread_stack *ts = &s->threads[i];
+		if (!tr[i].stopped || tr[i].gone) {
+			if (!ts->user_error)
+				ts->user_error = xstrdup(tr[i].gone ? "exited during the snapshot"
+								    : "did not stop within 2 s "
+								      "(uninterruptible sleep?)");
+			continue;
+		}
+		tr[i].pcs = xcalloc(MAX_USER_FRAMES, sizeof(*tr[i].pcs));
+		tr[i].activation = xcalloc(MAX_USER_FRAMES, sizeof(*tr[i].activation));
+		int r = dwfl_getthread_frames(dwfl, ts->tid, on_frame, &tr[i]);
+		/* -1 with frames is how libdw says "no more CFI" past the last real frame; it is
+		 * only worth a note when nothing at all was unwound. */
+		if (r == -1 && tr[i].npcs == 0)
+			ts->user_error = dwfl_error_text();
+	}
+}
+
+/* ---- naming the frames ---- */
+
+static char *srcline_of(Dwfl_Module *mod, Dwarf_Addr addr)
+{
+	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
+	if (!line)
+		return NULL;
+	int lineno = 0;
+	const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	if (!file || lineno <= 0)
+		return NULL;
+	const char *base = strrchr(file, '/');
+	return xasprintf("%s:%d", base ? base + 1 : file, lineno);
+}
+
+static void name_frame(Dwfl *dwfl, const struct perfmap *pm, const char *pm_name, uint64_t pc,
+		       bool activation, struct stack_frame *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->pc = pc;
+	/* A return address points after the call; look up the call itself. */
+	Dwarf_Addr at = activation || pc == 0 ? pc : pc - 1;
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, at);
+	const char *sym = NULL;
+	GElf_Off off = 0;
+	if (mod) {
+		const char *mname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+		if (mname)
+			f->module = xstrdup(str_startswith(mname, "[vdso") ? "[vdso]" : mname);
+		GElf_Sym elfsym;
+		sym = dwfl_module_addrinfo(mod, at, &off, &elfsym, NULL, NULL, NULL);
+		if (sym)
+			f->srcline = srcline_of(mod, at);
+	}
+	if (!sym && pm) {
+		const struct perfmap_entry *e = perfmap_lookup(pm, at);
+		if (e) {
+			sym = e->name;
+			off = at - e->start;
+			free(f->module);
+			f->module = xstrdup(pm_name);
+		}
+	}
+	if (!sym)
+		return;
+	char *demangled = NULL;
+#ifdef HAVE_LIBIBERTY
+	if (sym[0] == '_' && sym[1] == 'Z')
+		demangled = cplus_demangle(sym, DMGL_NO_OPTS);
+#endif
+	f->text =
+	    xasprintf("%s+0x%" PRIx64, demangled ? demangled : sym, (uint64_t)(off + (pc - at)));
+	free(demangled);
+}
+
+static struct perfmap *load_perfmap(struct stacks_snapshot *s, uid_t uid)
+{
+	char *name = xasprintf("/tmp/perf-%d.map", (int)s->nspid);
+	char probe[128];
+	snprintf(probe, sizeof(probe), "/proc/%d/root%s", (int)s->pid, name);
+	struct stat st;
+	struct perfmap *pm = NULL;
+	if (lstat(probe, &st) < 0) {
+		free(name);
+		return NULL;
+	}
+	int fd = safe_open_in_root(s->pid, name, uid);
+	if (fd < 0) {
+		s->perfmap_note = xasprintf("not using %s", pc_strerror());
+		free(name);
+		return NULL;
+	}
+	pm = perfmap_load_fd(fd);
+	close(fd);
+	if (!pm) {
+		s->perfmap_note = xasprintf("%s: %s", name, pc_strerror());
+		free(name);
+		return NULL;
+	}
+	s->perfmap_path = name;
+	return pm;
+}
+
+static void name_all(Dwfl *dwfl, struct stacks_snapshot *s, struct traced *tr, uid_t uid)
+{
+	struct perfmap *pm = load_perfmap(s, uid);
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct thread_stack *ts = &s->threads[i];
+		if (!tr[i].npcs)
+			continue;
+		ts->uframes = xcalloc(tr[i].npcs, sizeof(*ts->uframes));
+		for (size_t j = 0; j < tr[i].npcs; j++)
+			name_frame(dwfl, pm, s->perfmap_path, tr[i].pcs[j], tr[i].activation[j],
+				   &ts->uframes[j]);
+		ts->nuframes = tr[i].npcs;
+	}
+	perfmap_free(pm);
+}
+
+/* ---- the snapshot ---- */
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct thread_stack *x = a, *y = b;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static void find_lock_waits(struct stacks_snapshot *s)
+{
+	pid_t *tids = xcalloc(s->nthreads, sizeof(*tids));
+	pid_t *nstids = xcalloc(s->nthreads, sizeof(*nstids));
+	for (size_t i = 0; i < s->nthreads; i++) {
+		tids[i] = s->threads[i].tid;
+		nstids[i] = s->threads[i].nstid;
+	}
+	for (size_t i = 0; i < s->nthreads; i++)
+		futex_lock_wait(s->pid, &s->threads[i].syscall, tids, nstids, s->nthreads,
+				&s->threads[i].wait);
+	free(tids);
+	free(nstids);
+}
+
+static Dwfl *open_dwfl(struct stacks_snapshot *s, struct target *t, char **why)
+{
+	static char *debuginfo_path;
+	static const Dwfl_Callbacks callbacks = {
+	    .find_elf = find_elf,
+	    .find_debuginfo = dwfl_standard_find_debuginfo,
+	    .debuginfo_path = &debuginfo_path,
+	};
+	Dwfl *dwfl = dwfl_begin(&callbacks);
+	if (!dwfl) {
+		*why = dwfl_error_text();
+		return NULL;
+	}
+	dwfl_report_begin(dwfl);
+	int r = dwfl_linux_proc_report(dwfl, s->pid);
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (r != 0) {
+		*why = r > 0 ? xasprintf("cannot read /proc/%d/maps: %s", (int)s->pid, strerror(r))
+			     : dwfl_error_text();
+		dwfl_end(dwfl);
+		return NULL;
+	}
+	dwfl_getmodules(dwfl, set_module_target, t, 0);
+	/* The threads are already stopped by us: libdw must not attach again. */
+	if (dwfl_linux_proc_attach(dwfl, s->pid, true) != 0) {
+		*why = dwfl_error_text();
+		dwfl_end(dwfl);
+		return NULL;
+	}
+	return dwfl;
+}
+
+static void free_traced(struct traced *tr, size_t n)
+{
+	for (size_t i = 0; tr && i < n; i++) {
+		free(tr[i].pcs);
+		free(tr[i].activation);
+	}
+	free(tr);
+}
+
+struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts *o)
+{
+	struct proc_status st;
+	if (pid <= 0 || !proc_exists(pid) || proc_status(pid, &st) < 0) {
+		pc_err("no process with PID %d", (int)pid);
+		return NULL;
+	}
+	if (st.tgid != pid) {
+		pc_err("%d is a thread of process %d; use -pid %d", (int)pid, (int)st.tgid,
+		       (int)st.tgid);
+		return NULL;
+	}
+	if (pid == getpid()) {
+		pc_err("cannot take a snapshot of perfcollect-c itself");
+		return NULL;
+	}
+	struct stacks_snapshot *s = xcalloc(1, sizeof(*s));
+	s->pid = pid;
+	s->nspid = st.nspid;
+	proc_comm(pid, pid, s->comm, sizeof(s->comm));
+	struct target t = {.pid = pid, .uid = st.uid};
+	read_vmas(&t);
+
+	/* Ctrl+C while the target is stopped would leave it missing any signal we hold. */
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+
+	struct traced *tr = NULL;
+	uint64_t stop_start = 0;
+	int r = stop_all(s, &tr, o->kernel, &stop_start);
+	s->have_kernel = o->kernel && !s->kernel_note;
+	Dwfl *dwfl = NULL;
+	if (r == 0) {
+		find_lock_waits(s);
+		char *why = NULL;
+		dwfl = open_dwfl(s, &t, &why);
+		if (dwfl)
+			unwind_all(dwfl, s, tr);
+		for (size_t i = 0; why && i < s->nthreads; i++)
+			if (!s->threads[i].user_error)
+				s->threads[i].user_error = xstrdup(why);
+		free(why);
+	}
+	resume_all(s, tr);
+	s->stopped_ns = stop_start ? monotonic_ns() - stop_start : 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+	if (r == 0 && dwfl)
+		name_all(dwfl, s, tr, st.uid);
+	if (dwfl)
+		dwfl_end(dwfl);
+	free_traced(tr, s->nthreads);
+	free(t.vmas);
+	if (r < 0) {
+		stacks_snapshot_free(s);
+		return NULL;
+	}
+	qsort(s->threads, s->nthreads, sizeof(*s->threads), cmp_thread);
+	return s;
+}
+
+static void free_frames(struct stack_frame *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(f[i].text);
+		free(f[i].module);
+		free(f[i].srcline);
+	}
+	free(f);
+}
+
+void stacks_snapshot_free(struct stacks_snapshot *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nthreads; i++) {
+		free_frames(s->threads[i].kframes, s->threads[i].nkframes);
+		free_frames(s->threads[i].uframes, s->threads[i].nuframes);
+		free(s->threads[i].user_error);
+	}
+	free(s->threads);
+	free(s->kernel_note);
+	free(s->perfmap_path);
+	free(s->perfmap_note);
+	free(s);
+}
+
+const struct thread_stack *stacks_find_thread(const struct stacks_snapshot *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (s->threads[i].tid == tid)
+			return &s->threads[i];
+	return NULL;
+}

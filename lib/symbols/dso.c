@@ -1,0 +1,507 @@
+/* dso: see dso.h.  libelf reads the files; symbol names are copied into one arena so no
+ * ELF handle or file stays open after loading. */
+#include "dso.h"
+
+#include "base/proc.h"
+#include "symtab.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <lzma.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef HAVE_LIBIBERTY
+#include <libiberty/demangle.h>
+#endif
+
+/* sym.aux in a dso's table: whether sym.name is already the shown one. */
+enum { NAME_RAW, NAME_SHOWN };
+
+struct dso {
+	struct symtab tab;
+	char *names;
+	size_t names_len, names_cap;
+	char **demangled; /* the shown names made so far (see shown_name()) */
+	size_t ndemangled, demangled_cap;
+	char *source;
+	uint8_t build_id[64];
+	size_t build_id_size;
+};
+
+/* The runtime file: its PT_LOAD headers turn symbol addresses into file offsets. */
+struct runtime {
+	Elf *elf;
+	GElf_Phdr *loads;
+	size_t nloads;
+};
+
+static bool elf_ready(void)
+{
+	static int state; /* 0 unknown, 1 ok, -1 failed */
+	if (!state)
+		state = elf_version(EV_CURRENT) == EV_NONE ? -1 : 1;
+	return state > 0;
+}
+
+static Elf_Scn *find_section(Elf *elf, const char *name, Elf64_Word type, GElf_Shdr *out)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (type != SHT_NULL && sh.sh_type != type)
+			continue;
+		const char *n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && (!n || strcmp(n, name)))
+			continue;
+		*out = sh;
+		return scn;
+	}
+	return NULL;
+}
+
+static size_t read_build_id(Elf *elf, uint8_t *out, size_t max)
+{
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		size_t off = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)data->d_buf + name_off, "GNU", 4) &&
+			    nh.n_descsz <= max && nh.n_descsz > 0) {
+				memcpy(out, (char *)data->d_buf + desc_off, nh.n_descsz);
+				return nh.n_descsz;
+			}
+		}
+	}
+	return 0;
+}
+
+/* C++ (and Rust) names are demangled as perf shows them: without parameters or return
+ * types (DMGL_NO_OPTS).  NULL when name is not mangled. */
+static char *demangle(const char *name)
+{
+#ifdef HAVE_LIBIBERTY
+	return name[0] == '_' ? cplus_demangle(name, DMGL_NO_OPTS) : NULL;
+#else
+	(void)name;
+	return NULL;
+#endif
+}
+
+/* The name a symbol is shown by: demangled on first use (a lookup, or the alias rule), not
+ * at load time, when most symbols of a big C++ binary are never asked for. */
+static const char *shown_name(void *owner, struct sym *s)
+{
+	struct dso *d = owner;
+	if (s->aux == NAME_SHOWN)
+		return s->name;
+	s->aux = NAME_SHOWN;
+	char *dm = demangle(s->name);
+	if (dm) {
+		grow_array((void **)&d->demangled, &d->demangled_cap, d->ndemangled + 1,
+			   sizeof(*d->demangled));
+		d->demangled[d->ndemangled++] = dm;
+		s->name = dm;
+	}
+	return s->name;
+}
+
+/* Name arena: offsets while loading, pointers once done.  Names with a suffix are stored
+ * demangled (the suffix would defeat the demangler later), others as they are. */
+static size_t add_name(struct dso *d, const char *name, const char *suffix)
+{
+	char *demangled = suffix ? demangle(name) : NULL;
+	if (demangled)
+		name = demangled;
+	size_t l = strlen(name), ls = suffix ? strlen(suffix) : 0;
+	grow_array((void **)&d->names, &d->names_cap, d->names_len + l + ls + 1, 1);
+	size_t off = d->names_len;
+	memcpy(d->names + off, name, l);
+	if (ls)
+		memcpy(d->names + off + l, suffix, ls);
+	d->names[off + l + ls] = 0;
+	d->names_len += l + ls + 1;
+	free(demangled);
+	return off;
+}
+
+static bool section_is_text(Elf *elf, const GElf_Shdr *sh)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	const char *n = elf_strptr(elf, shstrndx, sh->sh_name);
+	return n && strstr(n, "text");
+}
+
+/* Symbol address -> file offset of the runtime file, as perf adjusts user symbols. */
+static uint64_t to_file_offset(const struct runtime *rt, uint64_t v, const GElf_Shdr *sh)
+{
+	for (size_t i = 0; i < rt->nloads; i++) {
+		const GElf_Phdr *p = &rt->loads[i];
+		if (v >= p->p_vaddr && v < p->p_vaddr + p->p_memsz)
+			return v - (p->p_vaddr - p->p_offset);
+	}
+	return v - (sh->sh_addr - sh->sh_offset);
+}
+
+/* perf's filter: functions and objects, plus labels (NOTYPE) in text sections; only from
+ * sections that are loaded (SHF_ALLOC). */
+static size_t load_symbols(struct dso *d, Elf *elf, Elf_Scn *symscn, const struct runtime *rt)
+{
+	GElf_Shdr symsh;
+	Elf_Data *data = elf_getdata(symscn, NULL);
+	if (!gelf_getshdr(symscn, &symsh) || !data || !symsh.sh_entsize)
+		return 0;
+	size_t n = symsh.sh_size / symsh.sh_entsize, added = 0;
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		int type = GELF_ST_TYPE(sym.st_info);
+		if (!sym.st_name || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
+			continue;
+		bool label = type == STT_NOTYPE;
+		if (!label && type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT)
+			continue;
+		Elf_Scn *scn = elf_getscn(elf, sym.st_shndx);
+		GElf_Shdr sh;
+		if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		Elf *names_from = elf;
+		if (sh.sh_type == SHT_NOBITS && rt->elf != elf) {
+			/* a debug file: its sections have no file offsets, the runtime's do */
+			Elf_Scn *rscn = elf_getscn(rt->elf, sym.st_shndx);
+			if (!rscn || !gelf_getshdr(rscn, &sh))
+				continue;
+			names_from = rt->elf;
+		}
+		if (label && !section_is_text(names_from, &sh))
+			continue;
+		const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		int bind = GELF_ST_BIND(sym.st_info);
+		enum sym_binding b = bind == STB_WEAK	  ? SYM_WEAK
+				     : bind == STB_GLOBAL ? SYM_GLOBAL
+							  : SYM_LOCAL;
+		size_t off = add_name(d, name, NULL);
+		symtab_add(&d->tab, to_file_offset(rt, sym.st_value, &sh), sym.st_size, b,
+			   (const char *)(uintptr_t)off, NAME_RAW);
+		added++;
+	}
+	return added;
+}
+
+/* "name@plt" for each .rela.plt entry, one .plt entry each after the header entry (what
+ * perf 6.1 synthesizes). */
+static void load_plt(struct dso *d, Elf *elf)
+{
+	GElf_Shdr dynsh, relsh, pltsh;
+	Elf_Scn *dyn = find_section(elf, ".dynsym", SHT_DYNSYM, &dynsh);
+	Elf_Scn *rel = find_section(elf, ".rela.plt", SHT_RELA, &relsh);
+	bool rela = rel != NULL;
+	if (!rel)
+		rel = find_section(elf, ".rel.plt", SHT_REL, &relsh);
+	if (!dyn || !rel || !find_section(elf, ".plt", SHT_NULL, &pltsh))
+		return;
+	if (relsh.sh_link != elf_ndxscn(dyn) || !relsh.sh_entsize || !pltsh.sh_entsize)
+		return;
+	Elf_Data *reldata = elf_getdata(rel, NULL), *symdata = elf_getdata(dyn, NULL);
+	if (!reldata || !symdata)
+		return;
+	uint64_t entry = pltsh.sh_entsize, off = pltsh.sh_offset + entry;
+	size_t n = relsh.sh_size / relsh.sh_entsize;
+	for (size_t i = 0; i < n; i++, off += entry) {
+		size_t symidx;
+		if (rela) {
+			GElf_Rela r;
+			if (!gelf_getrela(reldata, (int)i, &r))
+				break;
+			symidx = GELF_R_SYM(r.r_info);
+		} else {
+			GElf_Rel r;
+			if (!gelf_getrel(reldata, (int)i, &r))
+				break;
+			symidx = GELF_R_SYM(r.r_info);
+		}
+		GElf_Sym sym;
+		if (!gelf_getsym(symdata, (int)symidx, &sym))
+			continue;
+		const char *name = elf_strptr(elf, dynsh.sh_link, sym.st_name);
+		if (!name)
+			continue;
+		size_t noff = add_name(d, name, "@plt");
+		symtab_add(&d->tab, off, entry, SYM_GLOBAL, (const char *)(uintptr_t)noff,
+			   NAME_SHOWN);
+	}
+}
+
+/* MiniDebugInfo: .gnu_debugdata is an xz-compressed ELF holding a .symtab. */
+static void *unxz(const void *in, size_t in_size, size_t *out_size)
+{
+	lzma_stream s = LZMA_STREAM_INIT;
+	if (lzma_stream_decoder(&s, 256u << 20, 0) != LZMA_OK)
+		return NULL;
+	size_t cap = in_size * 4 + 4096;
+	uint8_t *out = xmalloc(cap);
+	s.next_in = in;
+	s.avail_in = in_size;
+	s.next_out = out;
+	s.avail_out = cap;
+	lzma_ret r;
+	while ((r = lzma_code(&s, LZMA_FINISH)) == LZMA_OK) {
+		if (s.avail_out)
+			continue;
+		if (cap >= (256u << 20))
+			break;
+		size_t done = cap;
+		out = xrealloc(out, cap *= 2);
+		s.next_out = out + done;
+		s.avail_out = cap - done;
+	}
+	*out_size = s.total_out;
+	lzma_end(&s);
+	if (r != LZMA_STREAM_END) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static size_t load_minidebuginfo(struct dso *d, const struct runtime *rt)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_section(rt->elf, ".gnu_debugdata", SHT_PROGBITS, &sh);
+	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+	if (!data || !data->d_size)
+		return 0;
+	size_t size;
+	void *image = unxz(data->d_buf, data->d_size, &size);
+	if (!image)
+		return 0;
+	size_t added = 0;
+	Elf *mini = elf_memory(image, size);
+	GElf_Shdr symsh;
+	Elf_Scn *sym = mini ? find_section(mini, NULL, SHT_SYMTAB, &symsh) : NULL;
+	if (sym) {
+		/* its sections are NOBITS like a debug file's: resolve against the runtime */
+		added = load_symbols(d, mini, sym, rt);
+	}
+	if (mini)
+		elf_end(mini);
+	free(image);
+	return added;
+}
+
+/* path as the process rooted at root sees it (proc.h: symlinks stay inside root, never a
+ * FIFO or device). */
+static Elf *open_elf(const char *root, const char *path, int *fd)
+{
+	*fd = open_file_in_root(root, path);
+	if (*fd < 0)
+		return NULL;
+	Elf *e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		if (e)
+			elf_end(e);
+		close(*fd);
+		*fd = -1;
+		return NULL;
+	}
+	return e;
+}
+
+/* A separate debug file with a .symtab, and (when both have one) the same build-id. */
+static bool try_debug_file(struct dso *d, const struct runtime *rt, const char *root,
+			   const char *path, const char *what)
+{
+	int fd;
+	Elf *e = open_elf(root, path, &fd);
+	if (!e)
+		return false;
+	bool used = false;
+	GElf_Shdr sh;
+	Elf_Scn *sym = find_section(e, NULL, SHT_SYMTAB, &sh);
+	if (sym) {
+		uint8_t id[64];
+		size_t idlen = read_build_id(e, id, sizeof(id));
+		if (!d->build_id_size || !idlen ||
+		    (idlen == d->build_id_size && !memcmp(id, d->build_id, idlen))) {
+			if (load_symbols(d, e, sym, rt)) {
+				d->source = xasprintf("%s %s%s", what, root ? root : "", path);
+				used = true;
+			}
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return used;
+}
+
+/* Looks under root (the target's view) first, then on the host. */
+static bool try_debug_path(struct dso *d, const struct runtime *rt, const char *root,
+			   const char *path, const char *what)
+{
+	if (root && *root && try_debug_file(d, rt, root, path, what))
+		return true;
+	return try_debug_file(d, rt, NULL, path, what);
+}
+
+static bool load_debug_files(struct dso *d, const struct runtime *rt, const char *root,
+			     const char *path)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_section(rt->elf, ".gnu_debuglink", SHT_NULL, &sh);
+	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+	if (data && data->d_size && memchr(data->d_buf, 0, data->d_size) && path &&
+	    path[0] == '/') {
+		const char *link = data->d_buf;
+		const char *slash = strrchr(path, '/');
+		int dirlen = (int)(slash - path);
+		const char *fmts[] = {"%.*s/%s", "%.*s/.debug/%s", "/usr/lib/debug%.*s/%s"};
+		for (size_t i = 0; i < ARRAY_SIZE(fmts) && *link && !strchr(link, '/'); i++) {
+			char *p = xasprintf(fmts[i], dirlen, path, link);
+			bool ok = strcmp(p, path) && try_debug_path(d, rt, root, p, "debuglink");
+			free(p);
+			if (ok)
+				return true;
+		}
+	}
+	if (d->build_id_size) {
+		char hex[2 * sizeof(d->build_id) + 1];
+		for (size_t i = 0; i < d->build_id_size; i++)
+			sprintf(hex + 2 * i, "%02x", d->build_id[i]);
+		char *p = xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+		bool ok = try_debug_path(d, rt, root, p, "build-id");
+		free(p);
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+static void load_elf(struct dso *d, Elf *elf, const char *root, const char *path)
+{
+	struct runtime rt = {.elf = elf};
+	size_t nph;
+	if (!elf_getphdrnum(elf, &nph) && nph) {
+		rt.loads = xcalloc(nph, sizeof(*rt.loads));
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+				rt.loads[rt.nloads++] = ph;
+		}
+	}
+	d->build_id_size = read_build_id(elf, d->build_id, sizeof(d->build_id));
+
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	if (load_debug_files(d, &rt, root, path)) {
+		/* source set by try_debug_file */
+	} else if ((scn = find_section(elf, NULL, SHT_SYMTAB, &sh)) &&
+		   load_symbols(d, elf, scn, &rt)) {
+		d->source = xstrdup(".symtab");
+	} else if ((scn = find_section(elf, NULL, SHT_DYNSYM, &sh))) {
+		load_symbols(d, elf, scn, &rt);
+		bool mini = load_minidebuginfo(d, &rt) > 0;
+		d->source = xstrdup(mini ? ".dynsym+.gnu_debugdata" : ".dynsym");
+	} else {
+		d->source = xstrdup("no symbol table");
+	}
+	load_plt(d, elf);
+	free(rt.loads);
+}
+
+static void finish(struct dso *d)
+{
+	/* the arena no longer moves: offsets become pointers */
+	for (size_t i = 0; i < d->tab.n; i++)
+		d->tab.syms[i].name = d->names + (uintptr_t)d->tab.syms[i].name;
+	d->tab.shown_name = shown_name;
+	d->tab.owner = d;
+	symtab_finish(&d->tab, false);
+}
+
+struct dso *dso_new_fd(int fd, const char *root, const char *path)
+{
+	struct dso *d = xcalloc(1, sizeof(*d));
+	Elf *elf = elf_ready() ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		load_elf(d, elf, root, path);
+	else
+		d->source = xstrdup("not an ELF file");
+	if (elf)
+		elf_end(elf);
+	finish(d);
+	return d;
+}
+
+struct dso *dso_new_mem(const void *image, size_t size, const char *path)
+{
+	struct dso *d = xcalloc(1, sizeof(*d));
+	void *copy = xmalloc(size);
+	memcpy(copy, image, size);
+	Elf *elf = elf_ready() ? elf_memory(copy, size) : NULL;
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		load_elf(d, elf, NULL, path);
+	else
+		d->source = xstrdup("not an ELF image");
+	if (elf)
+		elf_end(elf);
+	free(copy);
+	finish(d);
+	return d;
+}
+
+void dso_free(struct dso *d)
+{
+	if (!d)
+		return;
+	symtab_release(&d->tab);
+	for (size_t i = 0; i < d->ndemangled; i++)
+		free(d->demangled[i]);
+	free(d->demangled);
+	free(d->names);
+	free(d->source);
+	free(d);
+}
+
+const char *dso_find_symbol(const struct dso *d, uint64_t off)
+{
+	const struct sym *s = symtab_find(&d->tab, off);
+	if (!s)
+		return NULL;
+	/* Demangling on first use caches into the table: d is const to callers only. */
+	struct dso *md = (struct dso *)d;
+	return shown_name(md, &md->tab.syms[s - d->tab.syms]);
+}
+
+size_t dso_nr_symbols(const struct dso *d)
+{
+	return d->tab.n;
+}
+
+const char *dso_symbol_source(const struct dso *d)
+{
+	return d->source;
+}
+
+const uint8_t *dso_build_id(const struct dso *d, size_t *size)
+{
+	*size = d->build_id_size;
+	return d->build_id;
+}

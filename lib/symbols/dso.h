@@ -1,0 +1,35 @@
+/* dso: the symbols of one ELF file (executable, shared library, vdso), read once.
+ *
+ * Where the symbols come from, in perf's order: a separate debug file named by
+ * .gnu_debuglink, then /usr/lib/debug/.build-id/xx/yyyy.debug, then the file's own .symtab;
+ * with none of these, .dynsym plus MiniDebugInfo (.gnu_debugdata, an xz-packed ELF with
+ * the local function symbols).  Symbol addresses are turned into file offsets (through
+ * the runtime file's PT_LOAD headers, as perf does), so a lookup takes the offset that a
+ * mapping gives: ip - map start + map pgoff.
+ */
+#ifndef PC_DSO_H
+#define PC_DSO_H
+
+#include "base/util.h"
+
+struct dso;
+
+/* Reads the ELF file open on fd (the fd stays the caller's).  root is the prefix under
+ * which the process sees its files ("/proc/<pid>/root", or "" for the host); debug files
+ * are looked for there first, then on the host.  path is the file's name inside root.
+ * Never NULL: a file that is not ELF gives a dso without symbols. */
+struct dso *dso_new_fd(int fd, const char *root, const char *path);
+/* The same from an ELF image in memory (the vdso); the bytes are copied. */
+struct dso *dso_new_mem(const void *image, size_t size, const char *path);
+void dso_free(struct dso *d);
+
+/* Name of the symbol covering file offset off, or NULL. */
+const char *dso_find_symbol(const struct dso *d, uint64_t off);
+size_t dso_nr_symbols(const struct dso *d);
+/* Where the symbols came from: ".symtab", "debuglink <path>", "build-id <path>",
+ * ".dynsym", ".dynsym+.gnu_debugdata", or why there are none. */
+const char *dso_symbol_source(const struct dso *d);
+/* GNU build-id (0 size when the file has none). */
+const uint8_t *dso_build_id(const struct dso *d, size_t *size);
+
+#endif

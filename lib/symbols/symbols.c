@@ -1,0 +1,490 @@
+/* symbols: see symbols.h.
+ *
+ * Each mapping is classified once and its answer kept in map->dso (a struct symfile): a
+ * file's symbols, anonymous JIT memory, or nothing.  ELF files are opened once each
+ * (cached by path, then by device and inode so /proc/<pid>/root views of one file share
+ * it).  Resolved frames are cached per (pid, address) until the next change to any
+ * address space; JIT frames are not cached since their answer depends on time.
+ *
+ * The `ip` column follows perf 6.1 (sample__fprintf_callchain): the map-relative address
+ * (ip - start + pgoff) for user-space file mappings, the address itself for kernel,
+ * anonymous and unmapped addresses.
+ */
+#include "symbols.h"
+
+#include "base/log.h"
+#include "base/proc.h"
+#include "dso.h"
+#include "kallsyms.h"
+#include "symbols_jit.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define KERNEL_START	 0xffff800000000000ULL /* x86-64: everything above is the kernel's */
+#define MAX_STACK	 127		       /* perf script's default --max-stack */
+#define FRAME_CACHE_SIZE 16384		       /* power of two */
+
+static const char UNKNOWN[] = "[unknown]";
+static const char KERNEL_DSO[] = "[kernel.kallsyms]";
+
+enum map_class {
+	SF_FILE,     /* ELF file: symbols from its dso */
+	SF_ANON,     /* anonymous (or perf's no-dso) memory: JIT when executable */
+	SF_JIT_FILE, /* .NET images and W^X double mappings: JIT first, name of the file */
+};
+
+/* What a mapping resolves through; map->dso points at one of these. */
+struct symfile {
+	enum map_class cls;
+	struct dso *dso; /* SF_FILE; NULL when the file could not be read */
+	dev_t dev;
+	ino_t ino;
+};
+
+struct cached_frame {
+	uint64_t key_ip;
+	uint32_t key_pid;
+	uint32_t gen; /* 0 = empty */
+	struct frame f;
+};
+
+struct path_entry {
+	char *path;
+	struct symfile *sf;
+};
+
+struct symbolizer {
+	struct symbolizer_opts opts;
+	char *side_dir, *kallsyms_path;
+	struct machine *m;
+	struct kallsyms *kallsyms;
+	bool kallsyms_tried;
+	struct symfile anon, jit_file, missing;
+	struct symfile **files; /* every ELF symfile, to free and to match by inode */
+	size_t nfiles, files_cap;
+	struct path_entry *paths; /* open addressing by path */
+	size_t paths_cap, npaths;
+	struct dso *vdso;
+	bool vdso_tried;
+	struct jit_procs *jit;
+	struct cached_frame *cache;
+	uint32_t gen;
+};
+
+struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
+{
+	struct symbolizer *s = xcalloc(1, sizeof(*s));
+	s->opts = *o;
+	s->side_dir = o->side_dir ? xstrdup(o->side_dir) : NULL;
+	s->kallsyms_path = o->kallsyms_path ? xstrdup(o->kallsyms_path) : NULL;
+	s->opts.side_dir = s->side_dir;
+	s->opts.kallsyms_path = s->kallsyms_path;
+	s->m = machine_new();
+	s->anon.cls = SF_ANON;
+	s->jit_file.cls = SF_JIT_FILE;
+	s->missing.cls = SF_FILE;
+	s->jit = jit_procs_new(o->side_dir, o->live);
+	s->cache = xcalloc(FRAME_CACHE_SIZE, sizeof(*s->cache));
+	s->gen = 1;
+	return s;
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	machine_free(s->m);
+	kallsyms_free(s->kallsyms);
+	for (size_t i = 0; i < s->nfiles; i++) {
+		dso_free(s->files[i]->dso);
+		free(s->files[i]);
+	}
+	free(s->files);
+	for (size_t i = 0; i < s->paths_cap; i++)
+		free(s->paths[i].path);
+	free(s->paths);
+	dso_free(s->vdso);
+	jit_procs_free(s->jit);
+	free(s->cache);
+	free(s->side_dir);
+	free(s->kallsyms_path);
+	free(s);
+}
+
+struct machine *symbolizer_machine(struct symbolizer *s)
+{
+	return s->m;
+}
+
+/* perf's jitdump marker: the JIT mmaps its jit-<pid>.dump so the recorder sees the path. */
+static void note_jitdump_mmap(struct symbolizer *s, const struct perfdata_record *rec)
+{
+	const struct perf_event_header *h = rec->header;
+	size_t off = sizeof(*h) + (h->type == PERF_RECORD_MMAP2 ? 64 : 32);
+	if (h->size <= off)
+		return;
+	const char *name = (const char *)h + off;
+	size_t len = strnlen(name, h->size - off);
+	const char *base = memrchr(name, '/', len);
+	base = base ? base + 1 : name;
+	size_t blen = len - (base - name);
+	if (blen < 10 || strncmp(base, "jit-", 4) || memcmp(base + blen - 5, ".dump", 5))
+		return;
+	uint32_t pid;
+	memcpy(&pid, h + 1, 4);
+	struct jit_proc *p = jit_procs_get(s->jit, pid);
+	if (!p->jitdump_hint)
+		p->jitdump_hint = xstrndup(name, len);
+}
+
+void symbolizer_process(struct symbolizer *s, const struct perfdata_record *rec)
+{
+	uint32_t type = rec->header->type;
+	if (type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2 || type == PERF_RECORD_COMM ||
+	    type == PERF_RECORD_FORK) {
+		if (++s->gen == 0)
+			s->gen = 1;
+		if (type != PERF_RECORD_COMM && type != PERF_RECORD_FORK)
+			note_jitdump_mmap(s, rec);
+	}
+	machine_process(s->m, rec);
+}
+
+/* ---- kernel ---- */
+
+static struct kallsyms *get_kallsyms(struct symbolizer *s)
+{
+	if (s->kallsyms_tried)
+		return s->kallsyms;
+	s->kallsyms_tried = true;
+	char *path = NULL;
+	if (s->kallsyms_path) {
+		path = xstrdup(s->kallsyms_path);
+	} else if (s->side_dir) {
+		path = xasprintf("%s/kallsyms", s->side_dir);
+		if (access(path, R_OK)) {
+			free(path);
+			path = NULL;
+		}
+	}
+	if (!path)
+		path = xstrdup("/proc/kallsyms");
+	s->kallsyms = kallsyms_load(path);
+	if (!s->kallsyms)
+		log_warn("kernel symbols: %s; kernel frames stay [unknown]", pc_strerror());
+	else if (kallsyms_restricted(s->kallsyms))
+		log_warn("kernel symbols: %s shows no addresses (kernel.kptr_restrict); kernel "
+			 "frames stay [unknown]",
+			 path);
+	else
+		log_info("kernel symbols: %zu from %s", kallsyms_count(s->kallsyms), path);
+	free(path);
+	return s->kallsyms;
+}
+
+static void resolve_kernel(struct symbolizer *s, uint64_t ip, struct frame *f)
+{
+	struct map *km = machine_find_map(s->m, 0, ip, true);
+	if (km)
+		km->hit = true;
+	struct kallsyms *k = get_kallsyms(s);
+	const char *module = NULL;
+	const char *name = k ? kallsyms_lookup(k, ip, &module) : NULL;
+	f->ip = ip;
+	if (name) {
+		f->sym = name;
+		f->dso = module ? module : KERNEL_DSO;
+		f->kind = FRAME_KERNEL;
+	} else {
+		f->sym = UNKNOWN;
+		f->dso = km ? KERNEL_DSO : UNKNOWN;
+		f->kind = FRAME_UNKNOWN;
+	}
+}
+
+/* ---- files ---- */
+
+static uint32_t hash_str(const char *p)
+{
+	uint32_t h = 2166136261u;
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return h;
+}
+
+static struct path_entry *path_slot(struct symbolizer *s, const char *path)
+{
+	if ((s->npaths + 1) * 2 > s->paths_cap) {
+		struct path_entry *old = s->paths;
+		size_t oldcap = s->paths_cap;
+		s->paths_cap = oldcap ? oldcap * 2 : 256;
+		s->paths = xcalloc(s->paths_cap, sizeof(*s->paths));
+		for (size_t i = 0; i < oldcap; i++) {
+			if (!old[i].path)
+				continue;
+			size_t j = hash_str(old[i].path) & (s->paths_cap - 1);
+			while (s->paths[j].path)
+				j = (j + 1) & (s->paths_cap - 1);
+			s->paths[j] = old[i];
+		}
+		free(old);
+	}
+	size_t j = hash_str(path) & (s->paths_cap - 1);
+	while (s->paths[j].path && strcmp(s->paths[j].path, path))
+		j = (j + 1) & (s->paths_cap - 1);
+	return &s->paths[j];
+}
+
+/* The running kernel's vdso, read from our own address space (the same kernel wrote the
+ * samples when we are the collector). */
+static struct dso *get_vdso(struct symbolizer *s)
+{
+	if (s->vdso_tried)
+		return s->vdso;
+	s->vdso_tried = true;
+	FILE *f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return NULL;
+	char line[512];
+	unsigned long long lo, hi;
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &lo, &hi) == 2 && hi > lo) {
+			s->vdso = dso_new_mem((const void *)(uintptr_t)lo, hi - lo, "[vdso]");
+			break;
+		}
+	}
+	fclose(f);
+	return s->vdso;
+}
+
+static struct symfile *file_symfile(struct symbolizer *s, uint32_t pid, const char *filename)
+{
+	char *path = s->opts.live ? xasprintf("/proc/%u/root%s", pid, filename) : xstrdup(filename);
+	struct path_entry *pe = path_slot(s, path);
+	if (pe->path) {
+		free(path);
+		return pe->sf;
+	}
+	struct symfile *sf = &s->missing;
+	/* Inside the target's root, symlinks there resolve as the target sees them (a
+	 * container's absolute link to /usr/lib/... never lands on the host's file); only a
+	 * regular file is opened. */
+	char *rootdir = s->opts.live ? xstrndup(path, strlen(path) - strlen(filename)) : NULL;
+	int fd = open_file_in_root(rootdir, filename);
+	if (fd < 0 && s->opts.live && (errno == ENOENT || errno == ESRCH))
+		fd = open_file_in_root(NULL, filename); /* the process is gone */
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		for (size_t i = 0; i < s->nfiles; i++) {
+			if (s->files[i]->dev == st.st_dev && s->files[i]->ino == st.st_ino) {
+				sf = s->files[i];
+				break;
+			}
+		}
+		if (sf == &s->missing) {
+			sf = xcalloc(1, sizeof(*sf));
+			sf->cls = SF_FILE;
+			sf->dev = st.st_dev;
+			sf->ino = st.st_ino;
+			sf->dso = dso_new_fd(fd, rootdir ? rootdir : "", filename);
+			grow_array((void **)&s->files, &s->files_cap, s->nfiles + 1,
+				   sizeof(*s->files));
+			s->files[s->nfiles++] = sf;
+			log_info("symbols: %s: %zu from %s", filename, dso_nr_symbols(sf->dso),
+				 dso_symbol_source(sf->dso));
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	free(rootdir);
+	pe = path_slot(s, path); /* the table may have grown */
+	pe->path = path;
+	pe->sf = sf;
+	s->npaths++;
+	return sf;
+}
+
+static bool is_anon_name(const char *n)
+{
+	return !strcmp(n, "//anon") || str_startswith(n, "/dev/zero") ||
+	       str_startswith(n, "/anon_hugepage") || str_startswith(n, "[anon:") ||
+	       str_startswith(n, "[stack") || str_startswith(n, "/SYSV") || !strcmp(n, "[heap]");
+}
+
+static bool is_jit_file_name(const char *n)
+{
+	if (str_startswith(n, "/memfd:doublemapper"))
+		return true;
+	size_t l = strlen(n);
+	return l > 4 && !strcasecmp(n + l - 4, ".dll");
+}
+
+static struct symfile *classify(struct symbolizer *s, uint32_t pid, struct map *map)
+{
+	if (map->dso)
+		return map->dso;
+	const char *n = map->filename;
+	struct symfile *sf;
+	if ((map->flags & MAP_HUGETLB) || is_anon_name(n))
+		sf = &s->anon;
+	else if (is_jit_file_name(n))
+		sf = &s->jit_file;
+	else if (!strcmp(n, "[vdso]"))
+		sf = NULL; /* handled by the caller: the vdso is not a file */
+	else if (n[0] == '/')
+		sf = file_symfile(s, pid, n);
+	else
+		sf = &s->missing; /* [vsyscall], [uprobes] and other names without a file */
+	map->dso = sf;
+	return sf;
+}
+
+static void set_unknown(struct frame *f, uint64_t ip)
+{
+	f->ip = ip;
+	f->sym = UNKNOWN;
+	f->dso = UNKNOWN;
+	f->kind = FRAME_UNKNOWN;
+}
+
+/* Returns false when the answer depends on time (JIT) and must not be cached. */
+static bool resolve_user(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64_t time,
+			 struct frame *f)
+{
+	struct map *map = machine_find_map(s->m, pid, ip, false);
+	if (!map) {
+		set_unknown(f, ip);
+		return true;
+	}
+	map->hit = true;
+	uint64_t off = ip - map->start + map->pgoff;
+	f->ip = off;
+	f->dso = map->filename;
+	f->sym = UNKNOWN;
+	f->kind = FRAME_UNKNOWN;
+	bool is_vdso = !strcmp(map->filename, "[vdso]");
+	struct symfile *sf = is_vdso ? NULL : classify(s, pid, map);
+	if (is_vdso) {
+		struct dso *v = get_vdso(s);
+		const char *name = v ? dso_find_symbol(v, off) : NULL;
+		if (name) {
+			f->sym = name;
+			f->kind = FRAME_NATIVE;
+		}
+		return true;
+	}
+	if (sf->cls == SF_FILE) {
+		const char *name = sf->dso ? dso_find_symbol(sf->dso, off) : NULL;
+		if (name) {
+			f->sym = name;
+			f->kind = FRAME_NATIVE;
+		}
+		return true;
+	}
+	struct jit_proc *jp = jit_procs_get(s->jit, pid);
+	if (sf->cls == SF_ANON) {
+		f->ip = ip;
+		if (!(map->prot & PROT_EXEC))
+			return true; /* perf names non-executable anon memory by itself */
+		f->dso = jp->dso_name;
+	}
+	jit_proc_load(s->jit, jp);
+	const char *name = jit_proc_lookup(jp, ip, time);
+	if (name) {
+		f->sym = name;
+		f->kind = FRAME_JIT;
+		if (sf->cls == SF_JIT_FILE && str_startswith(map->filename, "/memfd:"))
+			f->dso = jp->dso_name;
+	}
+	return false;
+}
+
+static void resolve(struct symbolizer *s, uint32_t pid, bool kernel, uint64_t ip, uint64_t time,
+		    struct frame *f)
+{
+	uint32_t key_pid = kernel ? UINT32_MAX : pid;
+	uint64_t h =
+	    (ip ^ (ip >> 17) ^ ((uint64_t)key_pid * 0x9E3779B97F4A7C15ULL)) * 0xff51afd7ed558ccdULL;
+	struct cached_frame *c = &s->cache[(h >> 40) & (FRAME_CACHE_SIZE - 1)];
+	if (c->gen == s->gen && c->key_ip == ip && c->key_pid == key_pid) {
+		*f = c->f;
+		return;
+	}
+	bool cacheable = true;
+	if (kernel)
+		resolve_kernel(s, ip, f);
+	else
+		cacheable = resolve_user(s, pid, ip, time, f);
+	if (cacheable) {
+		c->gen = s->gen;
+		c->key_ip = ip;
+		c->key_pid = key_pid;
+		c->f = *f;
+	}
+}
+
+static bool mode_is_kernel(uint16_t cpumode)
+{
+	return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
+}
+
+size_t symbolizer_frames(struct symbolizer *s, const struct perf_sample *sample, struct frame *out,
+			 size_t max)
+{
+	uint64_t time = sample->has_time ? sample->time : UINT64_MAX;
+	if (!max)
+		return 0;
+	if (sample->callchain) {
+		/* perf starts in user mode and switches at each context marker */
+		uint16_t mode = PERF_RECORD_MISC_USER;
+		size_t n = 0;
+		bool bad_marker = false;
+		for (uint64_t i = 0; i < sample->nr_callchain && n < max && n < MAX_STACK; i++) {
+			uint64_t ip = sample->callchain[i];
+			if (ip >= PERF_CONTEXT_MAX) {
+				if (ip == PERF_CONTEXT_KERNEL)
+					mode = PERF_RECORD_MISC_KERNEL;
+				else if (ip == PERF_CONTEXT_USER)
+					mode = PERF_RECORD_MISC_USER;
+				else if (ip == PERF_CONTEXT_HV)
+					mode = PERF_RECORD_MISC_HYPERVISOR;
+				else {
+					bad_marker = true;
+					break;
+				}
+				continue;
+			}
+			resolve(s, sample->pid, mode_is_kernel(mode), ip, time, &out[n++]);
+		}
+		/* perf empties a callchain holding a marker it does not know (e.g. -1) */
+		return bad_marker ? 0 : n;
+	}
+	/* a lone sample ip: perf falls back to the kernel's maps for a kernel address seen in
+	 * user mode (thread__find_map_fb), which it does not do for callchain entries */
+	bool kernel =
+	    mode_is_kernel(sample->cpumode) ||
+	    (sample->ip >= KERNEL_START && !machine_find_map(s->m, sample->pid, sample->ip, false));
+	resolve(s, sample->pid, kernel, sample->ip, time, &out[0]);
+	out[0].ip = sample->ip; /* printed as it is */
+	return 1;
+}
+
+void symbolizer_foreach_jit_file(struct symbolizer *s,
+				 void (*fn)(void *arg, uint32_t pid, enum jit_file_kind kind,
+					    const char *found_path, const char *why),
+				 void *arg)
+{
+	jit_procs_foreach(s->jit, fn, arg);
+}
+
+int symbolizer_copy_jit_file(struct symbolizer *s, uint32_t pid, enum jit_file_kind kind,
+			     const char *dest_path, uint64_t *size)
+{
+	return jit_procs_copy(s->jit, pid, kind, dest_path, size);
+}

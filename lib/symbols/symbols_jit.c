@@ -1,0 +1,334 @@
+/* symbols_jit: see symbols_jit.h. */
+#include "symbols_jit.h"
+
+#include "base/log.h"
+#include "base/proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct jit_procs {
+	char *side_dir;
+	bool live;
+	struct jit_proc **v; /* sorted by pid */
+	size_t n, cap;
+	struct jit_proc *last;
+};
+
+struct jit_procs *jit_procs_new(const char *side_dir, bool live)
+{
+	struct jit_procs *j = xcalloc(1, sizeof(*j));
+	j->side_dir = side_dir ? xstrdup(side_dir) : NULL;
+	j->live = live;
+	return j;
+}
+
+void jit_procs_free(struct jit_procs *j)
+{
+	if (!j)
+		return;
+	for (size_t i = 0; i < j->n; i++) {
+		struct jit_proc *p = j->v[i];
+		perfmap_free(p->perfmap);
+		jitdump_free(p->jitdump);
+		perfinfo_free(p->perfinfo);
+		for (int k = 0; k < 3; k++) {
+			free(p->found[k]);
+			free(p->why[k]);
+			free(p->src[k].path);
+		}
+		free(p->dso_name);
+		free(p->jitdump_hint);
+		free(p);
+	}
+	free(j->v);
+	free(j->side_dir);
+	free(j);
+}
+
+struct jit_proc *jit_procs_get(struct jit_procs *j, uint32_t pid)
+{
+	if (j->last && j->last->pid == pid)
+		return j->last;
+	size_t lo = 0, hi = j->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (j->v[mid]->pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == j->n || j->v[lo]->pid != pid) {
+		grow_array((void **)&j->v, &j->cap, j->n + 1, sizeof(*j->v));
+		memmove(&j->v[lo + 1], &j->v[lo], (j->n - lo) * sizeof(*j->v));
+		struct jit_proc *p = xcalloc(1, sizeof(*p));
+		p->pid = pid;
+		p->dso_name = xasprintf("/tmp/perf-%u.map", pid);
+		j->v[lo] = p;
+		j->n++;
+	}
+	return j->last = j->v[lo];
+}
+
+/* A host file that must not be reached through a symlink. */
+static int open_plain(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ELOOP ? pc_err("%s: is a symlink", path) : pc_err_errno("%s", path);
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return pc_err("%s: not a regular file", path);
+	}
+	return fd;
+}
+
+static const char *const side_fmt[3] = {
+    [JIT_PERF_MAP] = "%s/perf-%u.map",
+    [JIT_PERFINFO_MAP] = "%s/perfinfo-%u.map",
+    [JIT_DUMP] = "%s/jit-%u.dump",
+};
+static const char *const target_fmt[3] = {
+    [JIT_PERF_MAP] = "/tmp/perf-%u.map",
+    [JIT_PERFINFO_MAP] = "/tmp/perfinfo-%u.map",
+    [JIT_DUMP] = "/tmp/jit-%u.dump",
+};
+
+/* A file inside a target's root, after safe_open_in_root() vouched for it: it must also
+ * have no second name, or a hard link could make a file the target cannot read look like
+ * its map. */
+static int open_in_target(const struct jit_src *src)
+{
+	int fd = safe_open_in_root((pid_t)src->root_pid, src->path, src->uid);
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_nlink > 1) {
+		close(fd);
+		errno = EMLINK;
+		return pc_err("%s: has %lu hard links", src->path, (unsigned long)st.st_nlink);
+	}
+	return fd;
+}
+
+static int open_src(const struct jit_src *src)
+{
+	return src->root_pid ? open_in_target(src) : open_plain(src->path);
+}
+
+/* The jitdump a dead process mmapped is looked for on the host only when its name carries
+ * the pid we know it by: a container's /tmp/jit-1.dump is not the host's. */
+static bool hint_usable(const struct jit_proc *p, bool alive)
+{
+	if (!p->jitdump_hint)
+		return false;
+	if (alive)
+		return true;
+	const char *base = strrchr(p->jitdump_hint, '/');
+	char *want = xasprintf("jit-%u.dump", p->pid);
+	bool ok = !strcmp(base ? base + 1 : p->jitdump_hint, want);
+	free(want);
+	return ok;
+}
+
+/* Opens one kind of file for p; sets found/why and remembers where it came from.  Returns
+ * the fd or -1. */
+static int find_kind(struct jit_procs *j, struct jit_proc *p, enum jit_file_kind kind,
+		     const struct proc_status *st, bool alive)
+{
+	struct jit_src *src = &p->src[kind];
+	if (j->side_dir) {
+		src->path = xasprintf(side_fmt[kind], j->side_dir, p->pid);
+		int fd = open_plain(src->path);
+		if (fd >= 0) {
+			p->found[kind] = xstrdup(src->path);
+			return fd;
+		}
+		free(src->path);
+		src->path = NULL;
+	}
+	src->path = kind == JIT_DUMP && hint_usable(p, alive)
+			? xstrdup(p->jitdump_hint)
+			: xasprintf(target_fmt[kind], alive ? (unsigned)st->nspid : p->pid);
+	if (j->live && alive) {
+		src->root_pid = p->pid;
+		src->uid = st->uid;
+	}
+	int fd = open_src(src);
+	if (fd >= 0) {
+		p->found[kind] = src->root_pid ? xasprintf("/proc/%u/root%s", p->pid, src->path)
+					       : xstrdup(src->path);
+	} else if (errno == ENOENT || errno == ESRCH) {
+		p->why[kind] = xstrdup(pc_strerror());
+	} else if (errno == EACCES) {
+		/* Our own lack of privilege, not the target's doing: once per process. */
+		p->why[kind] = xstrdup(pc_strerror());
+		if (!p->no_access_said)
+			log_warn("pid %u: cannot read its JIT files: %s (looking into another "
+				 "user's process, or one with capabilities we lack, needs "
+				 "CAP_SYS_PTRACE)",
+				 p->pid, pc_strerror());
+		p->no_access_said = true;
+	} else {
+		/* There, but not trusted: say so loudly, it may be an attack on the collector. */
+		p->why[kind] = xasprintf("refused: %s", pc_strerror());
+		if (src->root_pid)
+			log_warn("pid %u: JIT file refused: %s (inside /proc/%u/root; a target's "
+				 "files are read only as regular files of its user, never through "
+				 "a link)",
+				 p->pid, pc_strerror(), p->pid);
+		else
+			log_warn("pid %u: JIT file refused: %s", p->pid, pc_strerror());
+	}
+	return fd;
+}
+
+/* find_kind(), remembering which file it was (device, inode) for jit_procs_copy(). */
+static int open_kind(struct jit_procs *j, struct jit_proc *p, enum jit_file_kind kind,
+		     const struct proc_status *st, bool alive)
+{
+	p->looked[kind] = true;
+	int fd = find_kind(j, p, kind, st, alive);
+	struct stat fst;
+	if (fd >= 0 && fstat(fd, &fst) == 0) {
+		p->src[kind].dev = fst.st_dev;
+		p->src[kind].ino = fst.st_ino;
+	}
+	return fd;
+}
+
+void jit_proc_load(struct jit_procs *j, struct jit_proc *p)
+{
+	if (p->loaded)
+		return;
+	p->loaded = true;
+	struct proc_status st = {0};
+	bool alive = j->live && proc_status((pid_t)p->pid, &st) == 0;
+	if (!alive) {
+		st.nspid = (pid_t)p->pid;
+		st.uid = 0;
+	}
+	int fd = open_kind(j, p, JIT_PERF_MAP, &st, alive);
+	if (fd >= 0) {
+		p->perfmap = perfmap_load_fd(fd);
+		close(fd);
+		if (!p->perfmap)
+			log_warn("%s: %s", p->found[JIT_PERF_MAP], pc_strerror());
+		else if (perfmap_bad_lines(p->perfmap))
+			log_warn("%s: skipped %zu malformed line(s), kept %zu entries",
+				 p->found[JIT_PERF_MAP], perfmap_bad_lines(p->perfmap),
+				 perfmap_count(p->perfmap));
+	}
+	fd = open_kind(j, p, JIT_DUMP, &st, alive);
+	if (fd >= 0) {
+		p->jitdump = jitdump_load_fd(fd);
+		close(fd);
+		if (!p->jitdump)
+			log_warn("%s: %s", p->found[JIT_DUMP], pc_strerror());
+		else if (jitdump_truncated(p->jitdump))
+			log_warn("%s: cut mid-record; kept the %zu complete code loads",
+				 p->found[JIT_DUMP], jitdump_nr_loads(p->jitdump));
+	}
+	fd = open_kind(j, p, JIT_PERFINFO_MAP, &st, alive);
+	if (fd >= 0) {
+		p->perfinfo = perfinfo_load_fd(fd);
+		close(fd);
+	}
+}
+
+/* Copies src_fd to dest, unless dest already is that file (a trace directory merged in
+ * place). */
+static int copy_fd(int src_fd, const struct stat *src, const char *dest, uint64_t *size)
+{
+	struct stat d;
+	if (lstat(dest, &d) == 0 && d.st_dev == src->st_dev && d.st_ino == src->st_ino) {
+		if (size)
+			*size = (uint64_t)src->st_size;
+		return 0;
+	}
+	int out = open(dest, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (out < 0)
+		return pc_err_errno("cannot create %s", dest);
+	char buf[65536];
+	uint64_t total = 0;
+	int ret = 0;
+	for (;;) {
+		ssize_t r = read(src_fd, buf, sizeof(buf));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			ret = pc_err_errno("cannot read the source of %s", dest);
+		if (r <= 0)
+			break;
+		if (write_all(out, buf, (size_t)r) < 0) {
+			ret = pc_err_errno("cannot write %s", dest);
+			break;
+		}
+		total += (uint64_t)r;
+	}
+	if (close(out) < 0 && ret == 0)
+		ret = pc_err_errno("cannot write %s", dest);
+	if (ret < 0)
+		unlink(dest); /* no half copy */
+	else if (size)
+		*size = total; /* a live process may have grown it since it was read */
+	return ret;
+}
+
+int jit_procs_copy(struct jit_procs *j, uint32_t pid, enum jit_file_kind kind, const char *dest,
+		   uint64_t *size)
+{
+	struct jit_proc *p = NULL;
+	for (size_t i = 0; i < j->n && !p; i++)
+		if (j->v[i]->pid == pid)
+			p = j->v[i];
+	if ((unsigned)kind > JIT_DUMP || !p || !p->found[kind])
+		return pc_err("pid %u: no JIT file of that kind was read", pid);
+	const struct jit_src *src = &p->src[kind];
+	int fd = open_src(src);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	int ret;
+	if (fstat(fd, &st) < 0)
+		ret = pc_err_errno("%s", p->found[kind]);
+	else if (st.st_dev != src->dev || st.st_ino != src->ino)
+		ret = pc_err("%s: replaced by another file since it was read; not copied",
+			     p->found[kind]);
+	else
+		ret = copy_fd(fd, &st, dest, size);
+	close(fd);
+	return ret;
+}
+
+const char *jit_proc_lookup(struct jit_proc *p, uint64_t addr, uint64_t time)
+{
+	if (p->jitdump) {
+		const struct jitdump_load *l = jitdump_lookup(p->jitdump, addr, time);
+		if (l)
+			return l->name;
+	}
+	if (p->perfmap) {
+		const struct perfmap_entry *e = perfmap_lookup(p->perfmap, addr);
+		if (e)
+			return e->name;
+	}
+	return NULL;
+}
+
+void jit_procs_foreach(struct jit_procs *j,
+		       void (*fn)(void *arg, uint32_t pid, enum jit_file_kind kind,
+				  const char *found_path, const char *why),
+		       void *arg)
+{
+	for (size_t i = 0; i < j->n; i++) {
+		struct jit_proc *p = j->v[i];
+		for (int k = 0; k < 3; k++)
+			if (p->looked[k])
+				fn(arg, p->pid, (enum jit_file_kind)k, p->found[k], p->why[k]);
+	}
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# lib/ is one folder per pipeline stage; a stage includes only the stages below it (the
+# table in lib/README.md), and every stage folder says what it does in a README.md.
+. "$(dirname "$0")/lib.sh"
+lib=$TEST_SRCDIR/../lib
+# stage: the stages it may include (besides itself)
+declare -A below=(
+	[base]=""
+	[perfdata]="base"
+	[record]="base perfdata"
+	[symbols]="base perfdata"
+	[dotnet]="base perfdata symbols"
+	[postprocess]="base perfdata record symbols dotnet"
+	[report]="base perfdata symbols dotnet"
+	[stacks]="base perfdata symbols dotnet"
+)
+for dir in "$lib"/*/; do
+	stage=$(basename "$dir")
+	[ -n "${below[$stage]+x}" ] || { fail "lib/$stage/ is not a known stage: add it to lib/README.md and this test"; continue; }
+	[ -s "$dir/README.md" ] || fail "lib/$stage/ has no README.md"
+	while IFS=: read -r file inc; do
+		up=${inc%%/*}
+		case " ${below[$stage]} " in *" $up "*) ;; *)
+			fail "${file#$lib/} includes $inc: $stage must not include $up (lib/README.md)" ;;
+		esac
+	done < <(grep -o '#include "[a-z_]*/[^"]*"' "$dir"*.[ch] | sed 's/#include "//;s/"$//')
+	# a bare include names a header of the same stage
+	while IFS=: read -r file inc; do
+		[ -f "$dir/$inc" ] || fail "${file#$lib/} includes \"$inc\", which is not in lib/$stage/ (use \"stage/$inc\")"
+	done < <(grep -o '#include "[a-z_]*\.h"' "$dir"*.[ch] | sed 's/#include "//;s/"$//')
+done
+# Nothing in a stage includes the collection on top of them.
+grep -l '#include "collect' "$lib"/*/*.[ch] 2>/dev/null | while read -r f; do echo "FAIL: ${f#$lib/} includes the collection above the stages"; done | grep . && fails=$((fails + 1))
+loose=$(cd "$lib" && ls *.c | grep -vxE 'collect\.c|collect_events\.c')
+[ -z "$loose" ] || fail "modules loose in lib/ (move each into its stage): $loose"
+[ "$fails" -eq 0 ] && pass "every lib/ stage includes only the stages below it"
+finish

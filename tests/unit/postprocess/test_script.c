@@ -1,0 +1,329 @@
+/* Unit tests for script: the layout of every field against lines real perf 6.1 printed,
+ * then a round trip through real `perf script`: its output on files recorded now (with and
+ * without callchains, with tracepoints and events of different name lengths) is parsed
+ * into fields, formatted again by script_writer and must come out byte for byte the same. */
+#include "postprocess/script.h"
+#include "test.h"
+
+#include <regex.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char *format(int name_width, const struct script_sample *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct script_writer *w = script_writer_new(f, name_width);
+	CHECK(script_writer_sample(w, s) == 0);
+	CHECK(script_writer_flush(w) == 0);
+	script_writer_free(w);
+	fclose(f);
+	return text;
+}
+
+static void test_layout(void)
+{
+	struct frame frames[] = {
+	    {0x1199, "hot_leaf", "/srv/hot", FRAME_NATIVE},
+	    {0xffffffff821facd8, "__schedule", "[kernel.kallsyms]", FRAME_KERNEL},
+	    {0, "[unknown]", "[unknown]", FRAME_UNKNOWN},
+	};
+	struct script_sample s = {
+	    .comm = "hot",
+	    .pid = 7717,
+	    .tid = 7717,
+	    .has_cpu = true,
+	    .cpu = 1,
+	    .has_time = true,
+	    .time = 372987545123ULL,
+	    .period = 1000000,
+	    .event = "cpu-clock",
+	    .callchain = true,
+	    .ip = 0x556b37ef9199,
+	    .frames = frames,
+	    .nframes = 3,
+	};
+	char *t = format(9, &s);
+	CHECK_STR(t, "hot  7717/7717  [001]   372.987545:    1000000 cpu-clock: \n"
+		     "\t            1199 hot_leaf (/srv/hot)\n"
+		     "\tffffffff821facd8 __schedule ([kernel.kallsyms])\n"
+		     "\t               0 [unknown] ([unknown])\n\n");
+	free(t);
+
+	/* No CPU in the samples (perf record -p / a workload): the column is left out. */
+	s.has_cpu = false;
+	s.nframes = 1;
+	t = format(9, &s);
+	CHECK_STR(t, "hot  7717/7717    372.987545:    1000000 cpu-clock: \n"
+		     "\t            1199 hot_leaf (/srv/hot)\n\n");
+	free(t);
+
+	/* Without callchains: comm is "%16s", the absolute sample ip on the same line. */
+	s.callchain = false;
+	s.pid = 8512, s.tid = 8512;
+	s.time = 413832009999ULL;
+	t = format(9, &s);
+	CHECK_STR(t, "             hot  8512/8512    413.832009:    1000000 cpu-clock: "
+		     "     556b37ef9199 hot_leaf (/srv/hot)\n");
+	free(t);
+
+	/* Tracepoint text, event names aligned to the longest, swapper's pid 0, a 3-digit
+	 * CPU, a large time, pid -1 and long pids. */
+	struct script_sample tp = {
+	    .comm = "migration/0",
+	    .pid = 18,
+	    .tid = 18,
+	    .has_cpu = true,
+	    .cpu = 0,
+	    .has_time = true,
+	    .time = 421168816000ULL,
+	    .period = 1,
+	    .event = "sched:sched_switch",
+	    .trace = "prev_comm=migration/0 prev_pid=18",
+	    .callchain = true,
+	    .frames = frames + 1,
+	    .nframes = 1,
+	};
+	t = format(18, &tp);
+	CHECK_STR(t, "migration/0    18/18    [000]   421.168816:          1 sched:sched_switch: "
+		     "prev_comm=migration/0 prev_pid=18\n"
+		     "\tffffffff821facd8 __schedule ([kernel.kallsyms])\n\n");
+	free(t);
+	struct script_sample cc = {
+	    .comm = "swapper",
+	    .pid = 0,
+	    .tid = 0,
+	    .has_cpu = true,
+	    .cpu = 123,
+	    .has_time = true,
+	    .time = 12345678901234567ULL,
+	    .period = 250000,
+	    .event = "cpu-clock",
+	    .callchain = true,
+	};
+	t = format(18, &cc);
+	CHECK_STR(t,
+		  "swapper     0/0     [123] 12345678.901234:     250000          cpu-clock: \n\n");
+	free(t);
+	cc.pid = -1, cc.tid = -1, cc.comm = NULL, cc.cpu = 1234, cc.time = 5000;
+	cc.pid = 4194304;
+	t = format(0, &cc);
+	CHECK_STR(t, ":-1 4194304/-1    [1234]     0.000005:     250000 cpu-clock: \n\n");
+	free(t);
+}
+
+/* ---- round trip through real perf script ---- */
+
+struct parsed {
+	regex_t header, frame;
+	size_t samples, mismatches;
+};
+
+static char *sub(const char *line, const regmatch_t *m)
+{
+	if (m->rm_so < 0)
+		return xstrdup("");
+	return xstrndup(line + m->rm_so, m->rm_eo - m->rm_so);
+}
+
+/* Parses one sample block (header line + frame lines) of perf script's output into a
+ * script_sample, formats it and compares it with the block. */
+static void round_trip_block(struct parsed *p, char **lines, size_t n)
+{
+	regmatch_t m[12];
+	const char *h = lines[0];
+	if (regexec(&p->header, h, 12, m, 0) != 0) {
+		fprintf(stderr, "unparsed header: %s\n", h);
+		p->mismatches++;
+		return;
+	}
+	char *comm = sub(h, &m[1]), *pid = sub(h, &m[2]), *tid = sub(h, &m[3]);
+	char *cpu = sub(h, &m[5]), *secs = sub(h, &m[6]), *usecs = sub(h, &m[7]);
+	char *period = sub(h, &m[8]), *event = sub(h, &m[9]), *rest = sub(h, &m[10]);
+	/* perf pads comm on the left ("%16s") or nothing; the regex keeps the spaces that
+	 * belong to the pid's "%5d" in the comm: strip both sides. */
+	char *c = comm;
+	while (*c == ' ')
+		c++;
+	size_t cl = strlen(c);
+	while (cl && c[cl - 1] == ' ')
+		c[--cl] = 0;
+	struct frame *frames = xcalloc(n + 1, sizeof(*frames));
+	char **owned = xcalloc(2 * (n + 1), sizeof(char *));
+	size_t nf = 0, no = 0;
+	struct script_sample s = {
+	    .comm = c,
+	    .pid = atoi(pid),
+	    .tid = atoi(tid),
+	    .has_cpu = *cpu != 0,
+	    .cpu = atoi(cpu),
+	    .has_time = true,
+	    .time = strtoull(secs, NULL, 10) * 1000000000ULL + strtoull(usecs, NULL, 10) * 1000,
+	    .period = strtoull(period, NULL, 10),
+	    .frames = frames,
+	};
+	const char *ev = event;
+	while (*ev == ' ')
+		ev++;
+	s.event = ev;
+	s.callchain = n > 1 || !*rest || rest[strlen(rest) - 1] != ')';
+	if (s.callchain) {
+		s.trace = *rest ? rest : NULL;
+		for (size_t i = 1; i < n; i++) {
+			if (regexec(&p->frame, lines[i], 12, m, 0) != 0) {
+				fprintf(stderr, "unparsed frame: %s\n", lines[i]);
+				p->mismatches++;
+				goto out;
+			}
+			frames[nf].ip = strtoull(lines[i] + m[1].rm_so, NULL, 16);
+			frames[nf].sym = owned[no++] = sub(lines[i], &m[2]);
+			frames[nf].dso = owned[no++] = sub(lines[i], &m[3]);
+			nf++;
+		}
+	} else {
+		/* " %16lx SYM (DSO)" on the header line (cpu-clock only in that file). */
+		char *line = xasprintf("\t%s", rest + 1);
+		owned[no++] = line;
+		if (regexec(&p->frame, line, 12, m, 0) != 0) {
+			fprintf(stderr, "unparsed sample: %s\n", h);
+			p->mismatches++;
+			goto out;
+		}
+		s.ip = strtoull(line + m[1].rm_so, NULL, 16);
+		frames[0].sym = owned[no++] = sub(line, &m[2]);
+		frames[0].dso = owned[no++] = sub(line, &m[3]);
+		nf = 1;
+	}
+	s.nframes = nf;
+	char *want = NULL;
+	size_t wl = 0;
+	FILE *wf = open_memstream(&want, &wl);
+	for (size_t i = 0; i < n; i++)
+		fprintf(wf, "%s\n", lines[i]);
+	if (s.callchain)
+		fputc('\n', wf);
+	fclose(wf);
+	char *got = format((int)strlen(event), &s);
+	p->samples++;
+	if (strcmp(got, want)) {
+		if (p->mismatches++ < 3)
+			fprintf(stderr, "perf script:\n%s--- script_writer:\n%s---\n", want, got);
+	}
+	free(got);
+	free(want);
+out:
+	for (size_t i = 0; i < no; i++)
+		free(owned[i]);
+	free(owned);
+	free(frames);
+	free(comm), free(pid), free(tid), free(cpu), free(secs), free(usecs);
+	free(period), free(event), free(rest);
+}
+
+static size_t round_trip_file(struct parsed *p, const char *script_cmd)
+{
+	FILE *f = popen(script_cmd, "r");
+	CHECK(f != NULL);
+	if (!f)
+		return 0;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	char **block = NULL;
+	size_t n = 0, bcap = 0, before = p->samples;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		if (len && line[len - 1] == '\n')
+			line[--len] = 0;
+		bool blank = len == 0;
+		/* A new header (not a tab-indented frame) also ends a block without callchain. */
+		if (n && (blank || line[0] != '\t')) {
+			round_trip_block(p, block, n);
+			for (size_t i = 0; i < n; i++)
+				free(block[i]);
+			n = 0;
+		}
+		if (blank)
+			continue;
+		grow_array((void **)&block, &bcap, n + 1, sizeof(*block));
+		block[n++] = xstrdup(line);
+	}
+	if (n)
+		round_trip_block(p, block, n);
+	for (size_t i = 0; i < n; i++)
+		free(block[i]);
+	free(block);
+	free(line);
+	CHECK(pclose(f) == 0);
+	return p->samples - before;
+}
+
+static int sh(const char *cmd)
+{
+	int r = system(cmd);
+	return WIFEXITED(r) ? WEXITSTATUS(r) : -1;
+}
+
+static void test_against_perf(void)
+{
+	if (geteuid() != 0 || sh("command -v perf >/dev/null") != 0) {
+		printf("round trip against perf script skipped: needs root and perf\n");
+		return;
+	}
+	const char *build = getenv("BUILD_DIR");
+	if (!build) {
+		printf("round trip skipped: BUILD_DIR not set\n");
+		return;
+	}
+	char dir[] = "/tmp/pc-script-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	struct parsed p = {0};
+	CHECK(
+	    regcomp(&p.header,
+		    "^(.*[^ ]) +(-?[0-9]+)/(-?[0-9]+) +(\\[([0-9]+)\\] +)?([0-9]+)\\.([0-9]{6}): +"
+		    "([0-9]+) ( *[^ ]+): ?(.*)$",
+		    REG_EXTENDED) == 0);
+	CHECK(regcomp(&p.frame, "^\t *([0-9a-f]+) (.*) \\((.*)\\)$", REG_EXTENDED) == 0);
+
+	char *cmd = xasprintf(
+	    "cd %s && perf record -q -e cpu-clock -F 2000 -g -o cg.data %s/tests/workloads/hot 0.3"
+	    " >/dev/null 2>&1 && perf record -q -e cpu-clock -F 2000 -o flat.data "
+	    "%s/tests/workloads/hot 0.3 >/dev/null 2>&1 && perf record -q -a -g "
+	    "-e sched:sched_switch -e cpu-clock -F 500 -o tp.data sleep 0.3 >/dev/null 2>&1",
+	    dir, build, build);
+	int rec = sh(cmd);
+	free(cmd);
+	if (rec != 0) {
+		printf("round trip skipped: perf record failed (%d)\n", rec);
+	} else {
+		static const char *const runs[] = {
+		    "perf script -i %s/cg.data --fields comm,pid,tid,time,period,event,ip,sym,dso",
+		    "perf script -i %s/flat.data --fields "
+		    "comm,pid,tid,time,period,event,ip,sym,dso",
+		    "perf script -i %s/tp.data --fields "
+		    "comm,pid,tid,cpu,time,period,event,ip,sym,dso,trace",
+		};
+		for (size_t i = 0; i < ARRAY_SIZE(runs); i++) {
+			char *c = xasprintf(runs[i], dir);
+			char *c2 = xasprintf("%s 2>/dev/null", c);
+			size_t n = round_trip_file(&p, c2);
+			printf("%s: %zu samples\n", c, n);
+			CHECK(n > 10);
+			free(c);
+			free(c2);
+		}
+		printf("round trip: %zu samples, %zu differ\n", p.samples, p.mismatches);
+		CHECK_EQ_U64(p.mismatches, 0);
+	}
+	regfree(&p.header);
+	regfree(&p.frame);
+	rm_rf(dir);
+}
+
+int main(void)
+{
+	test_layout();
+	test_against_perf();
+	return TEST_DONE();
+}

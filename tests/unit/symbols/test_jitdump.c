@@ -1,0 +1,158 @@
+/* jitdump on a real file: node --perf-prof writes jit-<pid>.dump in its working
+ * directory.  Its code loads parse, their timestamps never go back, the time-aware lookup
+ * picks a load only from its time on, and the same file cut mid-record keeps exactly the
+ * complete records and says it was truncated.  Files that are not jitdumps are refused. */
+#include "test.h"
+
+#include "symbols/jitdump.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char dir[64];
+
+static char *make_dump(void)
+{
+	char *script = xasprintf("%s/spin.js", dir);
+	FILE *f = fopen(script, "w");
+	if (!f)
+		return NULL;
+	fputs("function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n"
+	      "let x = 0; for (let i = 0; i < 300; i++) x += fib(18);\n",
+	      f);
+	fclose(f);
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (chdir(dir) == 0)
+			execlp("node", "node", "--perf-prof", script, (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	free(script);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	return xasprintf("%s/jit-%d.dump", dir, (int)pid);
+}
+
+static void check_real(const char *path, size_t *nloads)
+{
+	struct jitdump *j = jitdump_load(path);
+	CHECK(j != NULL);
+	if (!j)
+		return;
+	size_t n = jitdump_nr_loads(j);
+	*nloads = n;
+	CHECK(n > 50);
+	CHECK(!jitdump_truncated(j));
+	CHECK_EQ_U64(jitdump_bad_records(j), 0);
+	CHECK(!jitdump_arch_timestamps(j));
+	uint64_t prev = 0;
+	bool fib = false, monotonic = true;
+	for (size_t i = 0; i < n; i++) {
+		const struct jitdump_load *l = jitdump_load_at(j, i);
+		if (l->time < prev)
+			monotonic = false;
+		prev = l->time;
+		CHECK(l->name[0] != 0);
+		CHECK(l->size > 0);
+		if (strstr(l->name, "fib"))
+			fib = true;
+		/* at its own time a load is what covers its first byte, or a later load at
+		 * the same time and place */
+		const struct jitdump_load *at = jitdump_lookup(j, l->addr, l->time);
+		CHECK(at != NULL && at->time == l->time && at->addr <= l->addr &&
+		      l->addr < at->addr + at->size);
+		/* before its time it is not chosen */
+		const struct jitdump_load *before = jitdump_lookup(j, l->addr, l->time - 1);
+		CHECK(before != l);
+		CHECK(!before || before->time < l->time);
+	}
+	CHECK(monotonic);
+	CHECK(fib);
+	CHECK_EQ_U64(jitdump_pid(j), (uint64_t)atoi(strrchr(path, '-') + 1));
+	jitdump_free(j);
+}
+
+/* The same file cut in the middle of its last code load. */
+static void check_cut(const char *path, size_t nloads)
+{
+	size_t len;
+	char *text = read_file(path, &len);
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	struct jitdump *full = jitdump_load(path);
+	const struct jitdump_load *last = jitdump_load_at(full, nloads - 1);
+	/* find where the last load record starts: its name is in the file */
+	char *cut_path = xasprintf("%s/cut.dump", dir);
+	const char *name = last->name;
+	char *p = NULL;
+	for (char *q = text; (q = memmem(q, len - (q - text), name, strlen(name) + 1)); q++)
+		p = q;
+	CHECK(p != NULL);
+	if (p) {
+		size_t cut = (p - text) + 3; /* inside the name of the last load */
+		int fd = open(cut_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		CHECK(fd >= 0 && write(fd, text, cut) == (ssize_t)cut);
+		close(fd);
+		struct jitdump *j = jitdump_load(cut_path);
+		CHECK(j != NULL);
+		if (j) {
+			CHECK(jitdump_truncated(j));
+			CHECK_EQ_U64(jitdump_nr_loads(j), nloads - 1);
+			for (size_t i = 0; i + 1 < nloads && i < jitdump_nr_loads(j); i++) {
+				const struct jitdump_load *a = jitdump_load_at(j, i),
+							  *b = jitdump_load_at(full, i);
+				CHECK(a->addr == b->addr && a->time == b->time &&
+				      !strcmp(a->name, b->name));
+			}
+		}
+		jitdump_free(j);
+		/* cut inside the file header */
+		fd = open(cut_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		CHECK(fd >= 0 && write(fd, text, 20) == 20);
+		close(fd);
+		CHECK(jitdump_load(cut_path) == NULL);
+	}
+	jitdump_free(full);
+	free(cut_path);
+	free(text);
+}
+
+static void check_not_jitdump(void)
+{
+	char *path = xasprintf("%s/not.dump", dir);
+	FILE *f = fopen(path, "w");
+	fputs("this is not a jitdump file at all, just some text\n", f);
+	fclose(f);
+	CHECK(jitdump_load(path) == NULL);
+	CHECK(strstr(pc_strerror(), "magic") != NULL);
+	free(path);
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/pcjit.XXXXXX");
+	if (!mkdtemp(dir))
+		SKIP("cannot make a temporary directory");
+	check_not_jitdump();
+	if (system("command -v node >/dev/null") == 0) {
+		char *path = make_dump();
+		size_t n = 0;
+		if (path)
+			check_real(path, &n);
+		if (path && n > 1)
+			check_cut(path, n);
+		free(path);
+	} else {
+		printf("node is not installed: real jitdump part skipped\n");
+	}
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+	return TEST_DONE();
+}
