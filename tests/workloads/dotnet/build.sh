@@ -1,46 +1,5 @@
 #!/bin/sh
-# Builds the .NET test app (PcDotnetApp.csproj + Program.cs) with the installed SDK and prints
-# the path of pc-dotnet-app.dll.  The output is cached under $BUILD_DIR/tests/dotnet-app/<key>,
-# the key being a hash of the sources and the SDK version, so tests build it once (a cold
-# build takes 5-15 s; a cached one nothing).  Exit 77 with a reason when there is no SDK.
-#
-#   build.sh            -> /path/to/build/tests/dotnet-app/<key>/pc-dotnet-app.dll
-set -eu
-src=$(cd "$(dirname "$0")" && pwd)
-command -v dotnet >/dev/null 2>&1 || { echo "SKIP: the .NET SDK (dotnet) is not installed"; exit 77; }
-sdk=$(dotnet --version 2>/dev/null) || { echo "SKIP: 'dotnet --version' fails: no .NET SDK"; exit 77; }
-
-key=$(cat "$src/PcDotnetApp.csproj" "$src/Program.cs" | { cat; echo "sdk $sdk"; } |
-	sha256sum | cut -c1-16)
-cache=${BUILD_DIR:-${TMPDIR:-/tmp}}/tests/dotnet-app
-out=$cache/$key
-dll=$out/pc-dotnet-app.dll
-[ -f "$dll" ] && { echo "$dll"; exit 0; }
-
-mkdir -p "$cache"
-# One build at a time (tests may run in parallel); the second waits and finds the result.
-exec 9>"$cache/.lock"
-flock 9
-[ -f "$dll" ] && { echo "$dll"; exit 0; }
-
-# Build in a scratch copy so obj/ never lands in the source tree; no build servers or
-# node reuse, so nothing keeps running after the build; no telemetry, no first-run banner.
-work=$(mktemp -d "$cache/build.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-cp "$src/PcDotnetApp.csproj" "$src/Program.cs" "$work/"
-export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
-export DOTNET_CLI_USE_MSBUILD_SERVER=0 MSBUILDDISABLENODEREUSE=1 UseSharedCompilation=false
-export DOTNET_CLI_HOME="$work/home"
-# NuGet writes its caches under $HOME; keep it out of a read-only or shared home.
-[ -w "${HOME:-/nonexistent}" ] || export HOME="$work/home"
-start=$(date +%s)
-if ! dotnet build "$work/PcDotnetApp.csproj" -c Release -o "$work/out" -nodeReuse:false \
-	-p:UseSharedCompilation=false >"$work/build.log" 2>&1; then
-	echo "dotnet build of the test app failed (SDK $sdk):" >&2
-	tail -n 30 "$work/build.log" >&2
-	exit 1
-fi
-echo "built the .NET test app with SDK $sdk in $(($(date +%s) - start)) s" >&2
-rm -rf "$out"
-mv "$work/out" "$out"
-echo "$dll"
+# Builds the .NET test app (PcDotnetApp.csproj + Program.cs), cached (see
+# tests/dotnet_build.sh), and prints the path of pc-dotnet-app.dll; exit 77 without an SDK.
+here=$(cd "$(dirname "$0")" && pwd)
+exec sh "$here/../../dotnet_build.sh" "$here" dotnet-app pc-dotnet-app.dll
