@@ -1,6 +1,8 @@
 /* cli: see cli.h. */
 #include "cli.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -90,6 +92,17 @@ static int set_value(const char *cmd, const struct cli_opt *o, const char *val)
 		if (parse_size(val, (uint64_t *)o->dest) < 0)
 			break;
 		return 0;
+	case CLI_DOUBLE: {
+		char *end;
+		errno = 0;
+		double v = strtod(val, &end);
+		if (errno || end == val || *end || !isfinite(v) || v < 0) {
+			pc_err("'%s' is not a number >= 0 (e.g. 10 or 0.5)", val);
+			break;
+		}
+		*(double *)o->dest = v;
+		return 0;
+	}
 	}
 	fprintf(stderr, "perfcollect-c %s: -%s: %s\n", cmd, o->name, pc_strerror());
 	return -1;

@@ -6,13 +6,13 @@
 
 #include "base/util.h"
 
-enum cli_kind { CLI_FLAG, CLI_INT, CLI_STR, CLI_SIZE };
+enum cli_kind { CLI_FLAG, CLI_INT, CLI_STR, CLI_SIZE, CLI_DOUBLE };
 
 struct cli_opt {
 	const char *name; /* long name without dashes, e.g. "collectsec" */
 	char short_name;  /* e.g. 'o', or 0 */
 	enum cli_kind kind;
-	void *dest;	 /* bool*, long*, const char**, uint64_t* */
+	void *dest;	 /* bool*, long*, const char**, uint64_t*, double* */
 	const char *arg; /* value placeholder for --help, e.g. "N" */
 	const char *help;
 };

@@ -1,33 +1,63 @@
-/* collect: perfcollect's `collect <name>` options, then lib/collect does the work. */
+/* collect: perfcollect's `collect <name>` options, then lib/collect does the work; `start`
+ * takes the same options and records in the background (lib/collect_bg), `stop` ends it. */
 #include "cli.h"
 #include "collect.h"
+#include "collect_bg.h"
 #include "commands.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-static void usage(FILE *f, const struct cli_opt *opts)
+static void usage(FILE *f, const char *cmd, const struct cli_opt *opts)
 {
-	fprintf(f, "usage: perfcollect-c collect <name> [options]\n\n"
-		   "Records CPU samples (cpu-clock, 1000 Hz, user and kernel call stacks) until "
-		   "Ctrl+C,\nSIGTERM, -collectsec or the -pid target's exit, then writes "
-		   "<name>.trace.zip.\n-threadtime and -offcpu add the sched_switch, "
-		   "sched_stat_sleep and sched_process_exit\ntracepoints (mounting tracefs if "
-		   "needed); -offcpu records them instead of CPU samples.\n\noptions:\n");
+	if (!strcmp(cmd, "start"))
+		fprintf(f, "usage: perfcollect-c start <name> [collect options]\n\n"
+			   "Records as 'collect' does, in the background: returns once recording "
+			   "runs.\n'perfcollect-c stop <name>' (from any shell) ends it and writes "
+			   "<name>.trace.zip.\nIts state and output are kept beside the zip in "
+			   "<name>.trace.state and\n<name>.trace.out until then.\n\noptions:\n");
+	else
+		fprintf(
+		    f, "usage: perfcollect-c collect <name> [options]\n\n"
+		       "Records CPU samples (cpu-clock, 1000 Hz, user and kernel call stacks) "
+		       "until Ctrl+C,\nSIGTERM, -collectsec or the -pid target's exit, then writes "
+		       "<name>.trace.zip.\n-threadtime and -offcpu add the sched_switch, "
+		       "sched_stat_sleep and sched_process_exit\ntracepoints (mounting tracefs if "
+		       "needed); -offcpu records them instead of CPU samples.\n\noptions:\n");
 	cli_print_options(f, opts);
 }
 
-int cmd_collect(int argc, char **argv)
+/* -buffersize as perfcollect passes it to perf's --mmap-pages: a bare number counts pages,
+ * a number with a B/K/M/G suffix counts bytes. */
+static int parse_buffersize(const char *s, uint64_t *bytes)
+{
+	size_t digits = strspn(s, "0123456789");
+	if (digits && !s[digits]) {
+		long pages;
+		if (parse_int(s, 1, 1L << 40, &pages) < 0)
+			return -1;
+		*bytes = (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
+		return 0;
+	}
+	if (parse_size(s, bytes) < 0 || !*bytes)
+		return pc_err("'%s' is not a size: N pages, or N with B, K, M or G for bytes", s);
+	return 0;
+}
+
+static int collect_command(const char *cmd, int argc, char **argv)
 {
 	struct collect_opts o = {.pid = -1};
-	const char *outdir = NULL, *events = NULL;
-	bool nolttng = false, noperf = false, rawevents = false, gccollectonly = false,
-	     gconly = false, gcwithheap = false;
+	const char *outdir = NULL, *events = NULL, *buffersize = NULL;
+	bool nolttng = false, noperf = false, gccollectonly = false, gconly = false,
+	     gcwithheap = false;
 	const struct cli_opt opts[] = {
 	    {"pid", 0, CLI_INT, &o.pid, "N",
 	     "record process N and all its threads, present and future (default: all CPUs)"},
-	    {"collectsec", 0, CLI_INT, &o.collectsec, "N", "stop after N seconds"},
-	    {"buffersize", 0, CLI_SIZE, &o.buffersize, "SIZE",
-	     "ring buffer per CPU, N[B|K|M|G] (default 1M)"},
+	    {"collectsec", 0, CLI_DOUBLE, &o.collectsec, "N",
+	     "stop after N seconds (fractions allowed: 0.5)"},
+	    {"buffersize", 0, CLI_STR, &buffersize, "N|SIZE",
+	     "ring buffer per CPU: N pages, or N[B|K|M|G] bytes (default 1M)"},
 	    {"threadtime", 0, CLI_FLAG, &o.threadtime, NULL,
 	     "also context switches (sched tracepoints) with stacks: on- and off-CPU time"},
 	    {"offcpu", 0, CLI_FLAG, &o.offcpu, NULL,
@@ -42,7 +72,8 @@ int cmd_collect(int argc, char **argv)
 	    {"nolttng", 0, CLI_FLAG, &nolttng, NULL, "accepted (no LTTng is used)"},
 	    {"noperf", 0, CLI_FLAG, &noperf, NULL, "accepted (CPU samples are always recorded)"},
 	    {"events", 0, CLI_STR, &events, "LIST", "accepted (LTTng events: not collected)"},
-	    {"rawevents", 0, CLI_FLAG, &rawevents, NULL, "accepted (LTTng events: not collected)"},
+	    {"rawevents", 0, CLI_STR, &o.rawevents, "LIST",
+	     "runtime events by name, comma-separated (not collected yet; noted in the log)"},
 	    {"gccollectonly", 0, CLI_FLAG, &gccollectonly, NULL,
 	     "accepted (LTTng GC events: not collected)"},
 	    {"gconly", 0, CLI_FLAG, &gconly, NULL, "accepted (LTTng GC events: not collected)"},
@@ -53,22 +84,27 @@ int cmd_collect(int argc, char **argv)
 	const char *pos[1];
 	int npos;
 	bool help;
-	if (cli_parse("collect", opts, argc, argv, pos, 1, &npos, &help) < 0)
+	if (cli_parse(cmd, opts, argc, argv, pos, 1, &npos, &help) < 0)
 		return 2;
 	if (help) {
-		usage(stdout, opts);
+		usage(stdout, cmd, opts);
 		return 0;
 	}
 	if (npos != 1) {
-		fprintf(stderr, "perfcollect-c collect: a trace name is needed: perfcollect-c "
-				"collect <name> [options] (see --help)\n");
+		fprintf(stderr,
+			"perfcollect-c %s: a trace name is needed: perfcollect-c %s <name> "
+			"[options] (see --help)\n",
+			cmd, cmd);
 		return 2;
 	}
 	if (o.pid == 0) {
-		fprintf(stderr, "perfcollect-c collect: -pid needs a process id > 0\n");
+		fprintf(stderr, "perfcollect-c %s: -pid needs a process id > 0\n", cmd);
 		return 2;
 	}
-
+	if (buffersize && parse_buffersize(buffersize, &o.buffersize) < 0) {
+		fprintf(stderr, "perfcollect-c %s: -buffersize: %s\n", cmd, pc_strerror());
+		return 2;
+	}
 	/* perfcollect's LTTng options: perfcollect-c has no LTTng session; say so rather than
 	 * silently ignore them. */
 	const char *notes[8];
@@ -81,8 +117,13 @@ int cmd_collect(int argc, char **argv)
 	if (events)
 		notes[nnotes++] = "-events: LTTng (.NET runtime) events are not collected by "
 				  "perfcollect-c; ignored";
-	if (rawevents)
-		notes[nnotes++] = "-rawevents: LTTng events are not collected; ignored";
+	char *raw_note = NULL;
+	if (o.rawevents) {
+		raw_note = xasprintf("-rawevents %s: .NET runtime events are not collected by this "
+				     "version; CPU samples only",
+				     o.rawevents);
+		notes[nnotes++] = raw_note;
+	}
 	if (gccollectonly || gconly || gcwithheap)
 		notes[nnotes++] = "-gccollectonly/-gconly/-gcwithheap: .NET GC events come from "
 				  "LTTng, which perfcollect-c does not use; CPU samples only";
@@ -95,9 +136,62 @@ int cmd_collect(int argc, char **argv)
 	o.argv = argv - 1;
 	o.notes = notes;
 	o.nnotes = nnotes;
-	if (collect_run(&o) < 0) {
+	int rc = 0;
+	if (!strcmp(cmd, "start")) {
+		if (collect_bg_start(&o) < 0) {
+			fprintf(stderr, "perfcollect-c: %s\n", pc_strerror());
+			rc = 1;
+		}
+	} else if (collect_run(&o) < 0) {
 		fprintf(stderr, "perfcollect-c: %s\n", pc_strerror());
-		return 1;
+		rc = 1;
 	}
-	return 0;
+	free(raw_note);
+	return rc;
+}
+
+int cmd_collect(int argc, char **argv)
+{
+	return collect_command("collect", argc, argv);
+}
+
+int cmd_start(int argc, char **argv)
+{
+	return collect_command("start", argc, argv);
+}
+
+int cmd_stop(int argc, char **argv)
+{
+	const char *outdir = NULL;
+	const struct cli_opt opts[] = {
+	    {"outdir", 'o', CLI_STR, &outdir, "DIR",
+	     "the directory given to start's -o (default .)"},
+	    {NULL, 0, 0, NULL, NULL, NULL},
+	};
+	const char *pos[1];
+	int npos;
+	bool help;
+	if (cli_parse("stop", opts, argc, argv, pos, 1, &npos, &help) < 0)
+		return 2;
+	if (help) {
+		printf(
+		    "usage: perfcollect-c stop <name> [-o DIR]\n\n"
+		    "Ends the background collection 'perfcollect-c start <name>' began (from any "
+		    "shell:\nit sends the collector SIGINT, as Ctrl+C does to collect), waits "
+		    "until it has\nwritten <name>.trace.zip and shows what it said.  A collector "
+		    "that died without\nfinishing is detected and explained: "
+		    "'perfcollect-c merge <name>.trace' then makes\nthe zip from what it "
+		    "recorded.\n\noptions:\n");
+		cli_print_options(stdout, opts);
+		return 0;
+	}
+	if (npos != 1) {
+		fprintf(stderr,
+			"perfcollect-c stop: which collection? perfcollect-c stop <name>\n");
+		return 2;
+	}
+	int rc = collect_bg_stop(pos[0], outdir);
+	if (rc < 0)
+		fprintf(stderr, "perfcollect-c: %s\n", pc_strerror());
+	return rc ? 1 : 0;
 }

@@ -3,6 +3,8 @@
 #define PC_COMMANDS_H
 
 int cmd_collect(int argc, char **argv);
+int cmd_start(int argc, char **argv);
+int cmd_stop(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_log(int argc, char **argv);

@@ -14,6 +14,8 @@ struct command {
 static const struct command commands[] = {
     {"collect", cmd_collect,
      "record until Ctrl+C, -collectsec or the target's exit; write <name>.trace.zip"},
+    {"start", cmd_start, "collect's recording in the background; returns once it runs"},
+    {"stop", cmd_stop, "end a background collection (from any shell) and write its zip"},
     {"merge", cmd_merge,
      "post-process a perf.data, .trace directory or .trace.zip into a trace.zip"},
     {"view", cmd_view, "call tree, top functions and flame graphs from a trace.zip"},

@@ -303,7 +303,7 @@ static void log_start(struct collector *c)
 	}
 	log_info("command line: %s", cmdline);
 	free(cmdline);
-	log_info("options: target %s, collectsec %ld (0: until stopped), buffersize %" PRIu64
+	log_info("options: target %s, collectsec %g (0: until stopped), buffersize %" PRIu64
 		 " (0: default), threadtime %d, offcpu %d, hwevents %d, system %d, dotnet ipc %s, "
 		 "outdir %s",
 		 c->pid > 0 ? "one process" : "all CPUs", o->collectsec, o->buffersize,
@@ -454,17 +454,19 @@ static int record_to_file(struct collector *c, enum record_stop *why, int *signo
 	if (rc < 0)
 		return -1;
 
+	const char *hint = o->stop_hint ? o->stop_hint : "press Ctrl+C to stop";
 	if (o->collectsec > 0)
-		log_say("Collecting %s for %ld s (Ctrl+C stops earlier)...",
-			c->pid > 0 ? "the process" : "all CPUs", o->collectsec);
+		log_say("Collecting %s for %g s (or until stopped: %s)...",
+			c->pid > 0 ? "the process" : "all CPUs", o->collectsec, hint);
 	else
-		log_say("Collecting %s; press Ctrl+C to stop...",
-			c->pid > 0 ? "the process" : "all CPUs");
+		log_say("Collecting %s; %s...", c->pid > 0 ? "the process" : "all CPUs", hint);
+	if (o->on_recording)
+		o->on_recording(o->on_recording_arg);
 	uint64_t start = monotonic_ns();
 	struct record_loop loop = {
 	    .signal_fd = c->sigfd,
 	    .pid_fd = c->pidfd,
-	    .deadline_ns = o->collectsec > 0 ? start + (uint64_t)o->collectsec * 1000000000ULL : 0,
+	    .deadline_ns = o->collectsec > 0 ? start + (uint64_t)(o->collectsec * 1e9) : 0,
 	    .on_record = on_record,
 	    .on_pass = on_pass,
 	    .arg = c,

@@ -10,16 +10,23 @@ struct collect_opts {
 	const char *name;    /* <name>.trace.zip */
 	const char *outdir;  /* where the zip goes (default ".") */
 	long pid;	     /* -1: system-wide */
-	long collectsec;     /* 0: until stopped */
+	double collectsec;   /* seconds, fractions allowed; 0: until stopped */
 	uint64_t buffersize; /* per ring buffer in bytes; 0: default */
 	bool threadtime, offcpu, hwevents, system;
-	bool no_dotnet_ipc; /* do not ask the .NET runtime to write perf maps */
-	int argc;	    /* the command line, for perf.data's cmdline and the log */
+	bool no_dotnet_ipc;    /* do not ask the .NET runtime to write perf maps */
+	const char *rawevents; /* -rawevents LIST as given (runtime event names), or NULL */
+	int argc;	       /* the command line, for perf.data's cmdline and the log */
 	char **argv;
 	/* Lines about accepted options that do not apply (e.g. "-gconly: ..."), said on
 	 * screen and in perfcollect.log once it is open. */
 	const char *const *notes;
 	size_t nnotes;
+	/* How the user stops this collection, said when recording starts ("press Ctrl+C to
+	 * stop" when NULL); a background collection (start) names its `stop` command. */
+	const char *stop_hint;
+	/* Called once when recording runs (start returns to the shell then); may be NULL. */
+	void (*on_recording)(void *arg);
+	void *on_recording_arg;
 };
 
 #endif

@@ -9,13 +9,16 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #define DEFAULT_RING_BYTES (1u << 20)
-#define MAX_RING_BYTES	   (1ull << 30)
-#define POLL_MAX_MS	   250 /* drain at least this often, so rounds stay short */
+/* Over this the page count no longer fits the kernel's size field; the kernel itself refuses
+ * less (1 GiB with 4 KiB pages on x86-64), which map_ring() says when it happens. */
+#define MAX_RING_BYTES (1ull << 40)
+#define POLL_MAX_MS    250 /* drain at least this often, so rounds stay short */
 
 struct ring {
 	int cpu;
@@ -152,21 +155,61 @@ static void add_tid(struct recorder *r, pid_t tid)
 	r->tids[r->ntids++] = tid;
 }
 
+/* "4 MiB", "516 KiB": sizes as the user gave them, in the largest whole unit. */
+static const char *size_text(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+	size_t u = 0;
+	while (u + 1 < ARRAY_SIZE(units) && bytes >= 1024 && !(bytes & 1023)) {
+		bytes >>= 10;
+		u++;
+	}
+	snprintf(buf, len, "%llu %s", (unsigned long long)bytes, units[u]);
+	return buf;
+}
+
+static long read_sysctl(const char *path, long fallback)
+{
+	char *s = read_file(path, NULL);
+	long v = s ? strtol(s, NULL, 10) : fallback;
+	free(s);
+	return v;
+}
+
+/* Why the kernel refused to map a ring, with its numbers and the fixes. */
+static int ring_refused(const struct recorder *r, int err)
+{
+	char sz[32];
+	size_text(r->ring_bytes, sz, sizeof(sz));
+	if (err == EPERM) {
+		struct rlimit rl;
+		char lim[48] = "unlimited";
+		if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+			snprintf(lim, sizeof(lim), "%llu KiB",
+				 (unsigned long long)rl.rlim_cur >> 10);
+		return pc_err(
+		    "-buffersize: %s per CPU on %zu CPUs is more than this user may lock "
+		    "(kernel.perf_event_mlock_kb = %ld KiB per CPU, plus 'ulimit -l' %s); "
+		    "use a smaller -buffersize, raise kernel.perf_event_mlock_kb, or run "
+		    "with CAP_IPC_LOCK (root has it)",
+		    sz, r->ncpus, read_sysctl("/proc/sys/kernel/perf_event_mlock_kb", 516), lim);
+	}
+	if (err == ENOMEM || err == EINVAL)
+		return pc_err("-buffersize: the kernel cannot map a %s ring buffer per CPU (%s; "
+			      "it maps at most 1 GiB per CPU with 4 KiB pages); use a smaller "
+			      "-buffersize",
+			      sz, strerror(err));
+	errno = err;
+	return pc_err_errno("cannot map a %s ring buffer", sz);
+}
+
 static int map_ring(struct recorder *r, struct ring *ring, int fd)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	ring->mmap_len = (size_t)page + r->ring_bytes;
 	void *base = mmap(NULL, ring->mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (base == MAP_FAILED) {
-		if (errno == EPERM)
-			return pc_err(
-			    "cannot map a %llu KiB ring buffer: over "
-			    "kernel.perf_event_mlock_kb; use a smaller -buffersize or run "
-			    "as root",
-			    (unsigned long long)(r->ring_bytes >> 10));
-		return pc_err_errno("cannot map a %llu KiB ring buffer",
-				    (unsigned long long)(r->ring_bytes >> 10));
-	}
+	if (base == MAP_FAILED)
+		return ring_refused(r, errno);
 	struct perf_event_mmap_page *pg = base;
 	ring->base = base;
 	ring->fd = fd;
@@ -288,17 +331,31 @@ static int open_process(struct recorder *r)
 	return 0;
 }
 
-static uint64_t round_ring_bytes(uint64_t want)
+/* The kernel maps a power of two of pages: round up as `perf record -m` does, and say so. */
+static int round_ring_bytes(uint64_t want, uint64_t *out)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	bool asked = want != 0;
 	if (!want)
 		want = DEFAULT_RING_BYTES;
-	if (want > MAX_RING_BYTES)
-		want = MAX_RING_BYTES;
+	if (want > MAX_RING_BYTES) {
+		char sz[32];
+		return pc_err("-buffersize %s per CPU is more than any kernel maps; use at most 1G",
+			      size_text(want, sz, sizeof(sz)));
+	}
 	uint64_t bytes = page;
 	while (bytes < want)
 		bytes <<= 1;
-	return bytes;
+	if (asked && bytes != want) {
+		char a[32], b[32];
+		log_say("-buffersize: %s (%llu pages) rounded up to %s (%llu pages) per CPU: the "
+			"kernel maps a power of two of pages",
+			size_text(want, a, sizeof(a)),
+			(unsigned long long)((want + page - 1) / page),
+			size_text(bytes, b, sizeof(b)), (unsigned long long)(bytes / page));
+	}
+	*out = bytes;
+	return 0;
 }
 
 struct recorder *recorder_open(const struct recorder_opts *o, const struct record_event *events,
@@ -306,8 +363,9 @@ struct recorder *recorder_open(const struct recorder_opts *o, const struct recor
 {
 	struct recorder *r = xcalloc(1, sizeof(*r));
 	r->pid = o->pid > 0 ? o->pid : -1;
-	r->ring_bytes = round_ring_bytes(o->ring_bytes);
 	r->scratch = xmalloc(65536); /* header.size is 16 bits */
+	if (round_ring_bytes(o->ring_bytes, &r->ring_bytes) < 0)
+		goto fail;
 	if (online_cpus(&r->cpus, &r->ncpus) < 0)
 		goto fail;
 	r->rings = xcalloc(r->ncpus, sizeof(*r->rings));
@@ -323,7 +381,8 @@ struct recorder *recorder_open(const struct recorder_opts *o, const struct recor
 		a->size = sizeof(*a);
 		/* Wake the poll loop when a quarter of the ring is used, not per record. */
 		a->watermark = 1;
-		a->wakeup_watermark = (uint32_t)(r->ring_bytes / 4);
+		a->wakeup_watermark =
+		    (uint32_t)(r->ring_bytes / 4 < UINT32_MAX ? r->ring_bytes / 4 : UINT32_MAX);
 	}
 	if (r->pid < 0) {
 		if (open_thread(r, -1) < 0)
