@@ -8,6 +8,7 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -109,17 +110,27 @@ static const char *tracefs_dir(bool *denied)
 
 int cmd_install(int argc, char **argv)
 {
-	static const struct cli_opt opts[] = {{0}};
+	bool force = false;
+	const struct cli_opt opts[] = {
+	    {"force", 0, CLI_FLAG, &force, NULL,
+	     "also make the fixes install can make itself (as root: mount tracefs)"},
+	    {NULL, 0, 0, NULL, NULL, NULL},
+	};
 	const char *pos[1];
 	int npos;
 	bool help;
 	if (cli_parse("install", opts, argc, argv, pos, 0, &npos, &help) < 0)
 		return 2;
 	if (help) {
-		printf("usage: perfcollect-c install\n\nperfcollect-c needs no perf, LTTng or zip. "
-		       "'install' checks what this kernel and\nuser allow (paranoid level, "
-		       "capabilities, kernel symbols, tracefs) and says what\nis missing. Exit "
-		       "status 0 when 'collect' can record at all.\n");
+		printf("usage: perfcollect-c install [-force]\n\nperfcollect-c needs no perf, "
+		       "LTTng or zip. 'install' checks what this kernel and\nuser allow (paranoid "
+		       "level, capabilities, kernel symbols, tracefs) and says what\nis missing. "
+		       "Exit status 0 when 'collect' can record at all.\nperfcollect's -force "
+		       "installs packages without asking; perfcollect-c installs\nnothing, so "
+		       "-force makes the fixes it can make itself instead: as root it\nmounts "
+		       "tracefs.  Sysctls and capabilities are only ever printed, never "
+		       "changed.\n\noptions:\n");
+		cli_print_options(stdout, opts);
 		return 0;
 	}
 	char buf[512];
@@ -201,6 +212,17 @@ int cmd_install(int argc, char **argv)
 	} else if (tfs) {
 		snprintf(buf, sizeof(buf), "tracefs at %s (for -threadtime and -offcpu)", tfs);
 		ok(buf);
+	} else if (force && root &&
+		   mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0) {
+		ok("tracefs mounted at /sys/kernel/tracing by -force (for -threadtime and "
+		   "-offcpu)");
+	} else if (force && root) {
+		snprintf(buf, sizeof(buf),
+			 "tracefs is not mounted, and -force could not mount it: %s (needed by "
+			 "-threadtime and -offcpu only)",
+			 strerror(errno));
+		missing(buf, "'mount -t tracefs nodev /sys/kernel/tracing' (is the kernel built "
+			     "with CONFIG_TRACING?)");
 	} else {
 		missing(
 		    "tracefs is not mounted (needed by -threadtime and -offcpu only)",
@@ -215,6 +237,9 @@ int cmd_install(int argc, char **argv)
 		 read_long("/proc/sys/kernel/perf_event_mlock_kb", 516));
 	note(buf);
 
+	if (force)
+		note("-force: nothing is installed (perfcollect-c needs no packages); sysctls and "
+		     "capabilities are left as they are");
 	if (blocking)
 		printf("'collect' cannot record here; see the fixes above.\n");
 	else if (problems)

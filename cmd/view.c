@@ -8,6 +8,7 @@
 #include "report/offcpu.h"
 #include "report/report.h"
 #include "report/stackfile.h"
+#include "report/summary.h"
 #include "report/view.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 static FILE *open_output(const char *path)
@@ -36,25 +38,43 @@ static int close_output(FILE *f, const char *path)
 	return 0;
 }
 
-/* $PAGER (less by default) on a terminal, as perf and git do; stdout otherwise. */
-static FILE *open_pager(bool *is_pager)
+/* Rows the text takes on a terminal cols wide (long lines wrap). */
+static size_t screen_rows(const char *text, size_t len, size_t cols)
 {
-	*is_pager = false;
-	if (!isatty(STDOUT_FILENO))
-		return stdout;
+	size_t rows = 0;
+	for (size_t i = 0; i < len;) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
+		rows += n / cols + (n % cols || !n ? 1 : 0);
+		i += n + 1;
+	}
+	return rows;
+}
+
+/* The report, through $PAGER (less by default) on a terminal when it does not fit the screen,
+ * as `less -F` would decide (but whatever $LESS says, and for any pager); else straight out. */
+static int page_output(const char *text, size_t len)
+{
+	struct winsize ws;
+	bool tty = isatty(STDOUT_FILENO);
 	const char *pager = getenv("PAGER");
 	if (!pager)
 		pager = "less";
-	if (!*pager || !strcmp(pager, "cat"))
-		return stdout;
-	setenv("LESS", "FRX", 0);
-	fflush(stdout);
-	FILE *p = popen(pager, "w");
-	if (!p)
-		return stdout;
-	signal(SIGPIPE, SIG_IGN); /* quitting the pager early is not an error */
-	*is_pager = true;
-	return p;
+	if (tty && *pager && strcmp(pager, "cat") && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+	    ws.ws_row && ws.ws_col && screen_rows(text, len, ws.ws_col) >= ws.ws_row) {
+		setenv("LESS", "FRX", 0);
+		fflush(stdout);
+		FILE *p = popen(pager, "w");
+		if (p) {
+			signal(SIGPIPE, SIG_IGN); /* quitting the pager early is not an error */
+			fwrite(text, 1, len, p);
+			pclose(p);
+			return 0;
+		}
+	}
+	if (fwrite(text, 1, len, stdout) != len || fflush(stdout))
+		return errno == EPIPE ? 0 : pc_err_errno("cannot write the report");
+	return 0;
 }
 
 struct view_opts {
@@ -93,8 +113,11 @@ static int print_trees(FILE *out, const struct calltree *tree, const struct repo
 static int print_report(FILE *out, const char *input, struct event_tree *e,
 			const struct report_opts *ro, bool caller, const struct view *v)
 {
-	fprintf(out, "# perfcollect-c view %s\n# Event: %s, %llu %s", input, e->name,
-		(unsigned long long)calltree_total(e->tree), ro->unit);
+	fprintf(out, "# perfcollect-c view %s\n", input);
+	if (summary_write(out, v, e))
+		return -1;
+	fprintf(out, "# Event: %s, %llu %s", e->name, (unsigned long long)calltree_total(e->tree),
+		ro->unit);
 	if (v->skipped)
 		fprintf(out, " (%llu left out by the filters)", (unsigned long long)v->skipped);
 	fputc('\n', out);
@@ -134,8 +157,9 @@ static int print_offcpu_report(FILE *out, const char *input, const struct view *
 	ro.unit_div = NS_PER_MS;
 	if (after_cpu)
 		fputs("\n#\n# ========\n", out);
-	else
-		fprintf(out, "# perfcollect-c view %s\n", input);
+	else if (fprintf(out, "# perfcollect-c view %s\n", input) < 0 ||
+		 summary_write(out, v, NULL))
+		return -1;
 	offcpu_summary(out, offcpu_stats(v->oc));
 	return print_trees(out, v->offcpu_tree, &ro, caller);
 }
@@ -404,14 +428,18 @@ int cmd_view(int argc, char **argv)
 	if (vo.folded || vo.flamegraph)
 		rc = write_graphs(&vo, pos[0], e, off, v);
 	if (!vo.folded && !vo.flamegraph) {
-		bool paged;
-		FILE *out = open_pager(&paged);
+		char *text = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&text, &len);
 		int prc = e ? print_report(out, pos[0], e, &ro, caller, v) : 0;
 		if (!prc && off)
 			prc = print_offcpu_report(out, pos[0], v, &ro, caller, e != NULL);
-		if (paged)
-			pclose(out);
-		if (prc && errno != EPIPE) {
+		if (fclose(out) && !prc)
+			prc = pc_err_errno("cannot write the report");
+		if (!prc)
+			prc = page_output(text, len);
+		free(text);
+		if (prc) {
 			fprintf(stderr, "perfcollect-c view: %s\n", pc_strerror());
 			rc = 1;
 		}

@@ -41,13 +41,41 @@ static struct event_tree *event_tree_of(struct view *v, const char *name)
 	e->name = xstrdup(name);
 	e->tree = calltree_new(v->ft);
 	e->samples = 0;
+	e->period = 0;
 	v->last_event = v->nevents++;
 	return e;
+}
+
+static void note_recording(struct view *v, const struct stack_sample *s)
+{
+	struct view_recording *r = &v->rec;
+	r->samples++;
+	if (s->time_ns) {
+		if (!r->first_ns || s->time_ns < r->first_ns)
+			r->first_ns = s->time_ns;
+		if (s->time_ns > r->last_ns)
+			r->last_ns = s->time_ns;
+	}
+	if (s->cpu >= 0 && s->cpu < (1 << 20)) {
+		size_t w = (size_t)s->cpu / 64;
+		if (w >= v->cpu_words) {
+			size_t old = v->cpu_words;
+			grow_array((void **)&v->cpu_bits, &v->cpu_words, w + 1,
+				   sizeof(*v->cpu_bits));
+			memset(v->cpu_bits + old, 0, (v->cpu_words - old) * sizeof(*v->cpu_bits));
+		}
+		uint64_t bit = 1ULL << (s->cpu % 64);
+		if (!(v->cpu_bits[w] & bit)) {
+			v->cpu_bits[w] |= bit;
+			r->cpus_sampled++;
+		}
+	}
 }
 
 static int on_sample(const struct stack_sample *s, void *arg)
 {
 	struct view *v = arg;
+	note_recording(v, s);
 	/* Every sample may end a wait (another task's sched_switch names the switch-in); the
 	 * filters choose which threads' waits begin. */
 	bool blocks = offcpu_sample(v->oc, s);
@@ -67,6 +95,7 @@ static int on_sample(const struct stack_sample *s, void *arg)
 	}
 	calltree_add(e->tree, v->path, n, sample_weight(s));
 	e->samples++;
+	e->period += s->period;
 	if (blocks)
 		offcpu_block(v->oc, s->tid, s->time_ns,
 			     calltree_insert(v->offcpu_tree, v->path, n));
@@ -118,6 +147,7 @@ void view_free(struct view *v)
 		free(v->comms[i]);
 	free(v->comms);
 	free(v->path);
+	free(v->cpu_bits);
 	offcpu_free(v->oc);
 	calltree_free(v->offcpu_tree);
 	functable_free(v->ft);
@@ -128,6 +158,50 @@ struct input {
 	FILE *f;
 	struct archive_reader *zip;
 };
+
+/* The facts perfcollect.log states (collect's and merge's lines; the last one wins). */
+static void read_log(struct view_recording *r, FILE *f)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	r->has_log = true;
+	while (getline(&line, &cap, f) > 0) {
+		const char *p;
+		double d;
+		long n;
+		long long ll;
+		if ((p = strstr(line, "; recorded for ")) &&
+		    sscanf(p, "; recorded for %lf s", &d) == 1)
+			r->logged_seconds = d;
+		else if ((p = strstr(line, "] recorded on: ")) && (p = strrchr(p, ',')) &&
+			 sscanf(p, ", %ld cpus", &n) == 1)
+			r->logged_cpus = n;
+		else if ((p = strstr(line, "] records: ")) && (p = strstr(p, ", lost: ")) &&
+			 sscanf(p, ", lost: %lld", &ll) == 1)
+			r->lost = ll;
+		else if ((p = strstr(line, ", sampled ")) && sscanf(p, ", sampled %ld Hz", &n) == 1)
+			r->logged_hz = n;
+	}
+	free(line);
+}
+
+/* perfcollect.log beside perf.data.txt, when the input has one. */
+static void open_log(const char *path, struct input *in, struct view_recording *r)
+{
+	FILE *f = NULL;
+	if (in->zip) {
+		long idx = archive_reader_find(in->zip, "perfcollect.log");
+		f = idx >= 0 ? archive_reader_open_entry(in->zip, (size_t)idx) : NULL;
+	} else {
+		char *log = xasprintf("%s/perfcollect.log", path);
+		f = fopen(log, "re");
+		free(log);
+	}
+	if (!f)
+		return;
+	read_log(r, f);
+	fclose(f);
+}
 
 /* A trace.zip (by its magic), a .trace directory, a perf.data.txt, or "-" for stdin. */
 static int open_input(const char *path, struct input *in)
@@ -190,6 +264,8 @@ struct view *view_new(long pid, long tid, const char *processfilter)
 	v->tid = tid;
 	v->offcpu_tree = calltree_new(v->ft);
 	v->oc = offcpu_new(v->offcpu_tree);
+	v->rec.logged_cpus = v->rec.logged_hz = -1;
+	v->rec.lost = -1;
 	if (processfilter) {
 		char *list = xstrdup(processfilter), *save = NULL;
 		for (char *c = strtok_r(list, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
@@ -210,6 +286,9 @@ int view_read(struct view *v, const char *input, struct stackfile_stats *st)
 			close_input(&in);
 		return -1;
 	}
+	struct stat sb;
+	if (in.zip || (strcmp(input, "-") && stat(input, &sb) == 0 && S_ISDIR(sb.st_mode)))
+		open_log(input, &in, &v->rec);
 	if (stackfile_read(in.f, input, on_sample, v, st)) {
 		char *why = xstrdup(pc_strerror());
 		close_input(&in);

@@ -14,6 +14,20 @@ struct event_tree {
 	char *name;
 	struct calltree *tree; /* root first, a FRAME_PROCESS level under the root */
 	uint64_t samples;
+	uint64_t period; /* the samples' periods added up (cpu-clock: nanoseconds) */
+};
+
+/* What the recording was, for the head of a report: from the samples themselves and, where
+ * the input has one (a trace.zip or .trace directory), from perfcollect.log. */
+struct view_recording {
+	uint64_t samples;	    /* every sample read, filtered or not */
+	uint64_t first_ns, last_ns; /* sample times; 0 when the input has none */
+	size_t cpus_sampled;	    /* distinct [cpu] values; 0 when the input has none */
+	double logged_seconds;	    /* "recorded for N s"; 0 when unknown */
+	long logged_cpus;	    /* CPUs of the machine; -1 when unknown */
+	long logged_hz;		    /* the sampling frequency asked; -1 when unknown */
+	long long lost;		    /* lost samples; -1 when unknown (no perfcollect.log) */
+	bool has_log;
 };
 
 struct view {
@@ -28,6 +42,9 @@ struct view {
 	uint64_t skipped; /* samples the filters left out */
 	uint32_t *path;
 	size_t path_cap;
+	struct view_recording rec;
+	uint64_t *cpu_bits; /* CPUs seen, a bit each */
+	size_t cpu_words;
 };
 
 /* pid, tid: -1 for any; processfilter: comma-separated command names, or NULL. */
