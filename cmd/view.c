@@ -3,7 +3,10 @@
  * unzip or perf.  The model (lib/view.h) aggregates; this file parses options and prints. */
 #include "cli.h"
 #include "commands.h"
+#include "view_compat.h"
 #include "report/calltree.h"
+#include "report/diff.h"
+#include "report/export.h"
 #include "report/flamegraph.h"
 #include "report/offcpu.h"
 #include "report/report.h"
@@ -18,25 +21,6 @@
 #include <strings.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-
-static FILE *open_output(const char *path)
-{
-	if (!strcmp(path, "-"))
-		return stdout;
-	FILE *f = fopen(path, "we");
-	if (!f)
-		pc_err_errno("cannot create %s", path);
-	return f;
-}
-
-static int close_output(FILE *f, const char *path)
-{
-	if (f == stdout)
-		return fflush(f) ? pc_err_errno("cannot write %s", path) : 0;
-	if (fclose(f))
-		return pc_err_errno("cannot write %s", path);
-	return 0;
-}
 
 /* Rows the text takes on a terminal cols wide (long lines wrap). */
 static size_t screen_rows(const char *text, size_t len, size_t cols)
@@ -79,7 +63,8 @@ static int page_output(const char *text, size_t len)
 
 struct view_opts {
 	const char *graphtype, *processfilter, *event, *flamegraph, *folded, *percent_limit;
-	long pid, tid, top;
+	const char *viewer, *perfopt, *format, *output, *diff, *title;
+	long pid, tid, top, width;
 	bool offcpu;
 };
 
@@ -164,9 +149,12 @@ static int print_offcpu_report(FILE *out, const char *input, const struct view *
 	return print_trees(out, v->offcpu_tree, &ro, caller);
 }
 
-/* FILE.svg -> FILE.offcpu.svg; FILE -> FILE.offcpu. */
-static char *offcpu_path(const char *path)
+/* FILE.svg -> FILE.offcpu.svg, x.pb.gz -> x.offcpu.pb.gz; FILE -> FILE.offcpu. */
+static char *offcpu_path(const char *path, const char *ext)
 {
+	size_t pl = strlen(path), el = strlen(ext);
+	if (pl > el && !strcmp(path + pl - el, ext))
+		return xasprintf("%.*s.offcpu%s", (int)(pl - el), path, ext);
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	const char *dot = strrchr(base, '.');
@@ -175,94 +163,97 @@ static char *offcpu_path(const char *path)
 	return xasprintf("%.*s.offcpu%s", (int)(dot - path), path, dot);
 }
 
-static int write_folded(const char *path, const struct calltree *t, uint64_t div)
-{
-	FILE *f = open_output(path);
-	if (!f || flamegraph_write_folded_scaled(f, t, div) || close_output(f, path)) {
-		fprintf(stderr, "perfcollect-c view: %s\n", pc_strerror());
-		return 1;
-	}
-	return 0;
-}
+/* One file the view writes: -flamegraph, -folded, or -format with -o. */
+struct output {
+	enum export_format format;
+	const char *path;
+};
 
-static int write_svg(const char *path, const struct calltree *t, const struct flamegraph_opts *fo,
-		     const char *what)
+/* What the outputs share: the input and its decoration. */
+struct export_ctx {
+	const struct view_opts *vo;
+	const char *input;
+	const struct view *v;
+	struct pprof_build_id *build_ids;
+	size_t nbuild_ids;
+	const uint64_t *base_totals; /* -diff */
+};
+
+static int export_one(const struct export_ctx *x, const struct output *out, const char *path,
+		      const struct calltree *tree, bool offcpu, const struct event_tree *e,
+		      const char *subtitle, const char *what)
 {
-	FILE *f = open_output(path);
-	if (!f || flamegraph_write_svg(f, t, fo) || close_output(f, path)) {
+	struct export_job j = {.format = out->format,
+			       .path = path,
+			       .tree = tree,
+			       .offcpu = offcpu,
+			       .event = e ? e->name : NULL,
+			       .mean_period =
+				   e && e->samples ? (double)e->period / (double)e->samples : 0,
+			       .input = x->input,
+			       .title = x->vo->title,
+			       .subtitle = subtitle,
+			       .width = (unsigned)x->vo->width,
+			       .rec = &x->v->rec,
+			       .build_ids = x->build_ids,
+			       .nbuild_ids = x->nbuild_ids,
+			       .base_totals = offcpu ? NULL : x->base_totals,
+			       .base_name = x->vo->diff};
+	if (export_write(&j)) {
 		fprintf(stderr, "perfcollect-c view: %s\n", pc_strerror());
 		return 1;
 	}
-	if (f != stdout)
+	if (strcmp(path, "-"))
 		fprintf(stderr, "perfcollect-c view: wrote %s (%s)\n", path, what);
 	return 0;
 }
 
-/* The CPU part (e, may be NULL) to path, the off-CPU part (when off) to path itself when
- * there is no CPU part, else next to it as path.offcpu.ext. */
-static int write_graphs(const struct view_opts *vo, const char *input, struct event_tree *e,
-			bool off, const struct view *v)
+/* The CPU part (e, may be NULL) to the output's path, the off-CPU part (when off) to the path
+ * itself when there is no CPU part, else next to it as path.offcpu.ext. */
+static int write_output(const struct export_ctx *x, const struct output *out,
+			const struct event_tree *e, bool off)
 {
 	int rc = 0;
-	const struct offcpu_stats *st = offcpu_stats(v->oc);
+	const struct view_opts *vo = x->vo;
+	const struct offcpu_stats *st = offcpu_stats(x->v->oc);
 	const char *filter = vo->processfilter ? ", commands " : "";
 	const char *comms = vo->processfilter ? vo->processfilter : "";
-	bool to_stdout = (vo->folded && !strcmp(vo->folded, "-")) ||
-			 (vo->flamegraph && !strcmp(vo->flamegraph, "-"));
-	if (e && off && to_stdout) {
+	if (e && off && !strcmp(out->path, "-")) {
 		fprintf(stderr,
 			"perfcollect-c view: standard output gets the %s stacks only; "
 			"-offcpu writes the blocked time there\n",
 			e->name);
 		off = false;
 	}
-	if (vo->folded) {
-		char *offp = e ? offcpu_path(vo->folded) : xstrdup(vo->folded);
-		if (e)
-			rc |= write_folded(vo->folded, e->tree, 1);
-		if (off && !write_folded(offp, v->offcpu_tree, NS_PER_US)) {
-			if (e)
-				fprintf(stderr,
-					"perfcollect-c view: wrote the blocked time (microseconds) "
-					"to %s\n",
-					offp);
-		} else if (off) {
-			rc = 1;
-		}
-		free(offp);
+	if (e) {
+		uint64_t n = calltree_total(e->tree);
+		char *sub = x->base_totals
+				? xasprintf("%s: %s against %s%s%s (red: more, blue: "
+					    "less, as shares of each total)",
+					    e->name, x->input, vo->diff, filter, comms)
+				: xasprintf("%s: %llu samples from %s%s%s", e->name,
+					    (unsigned long long)n, x->input, filter, comms);
+		char *what =
+		    xasprintf("%s%llu samples of %s", x->base_totals ? "differential, " : "",
+			      (unsigned long long)n, e->name);
+		rc |= export_one(x, out, out->path, e->tree, false, e, sub, what);
+		free(what);
+		free(sub);
 	}
-	if (vo->flamegraph) {
-		if (e) {
-			uint64_t n = calltree_total(e->tree);
-			char *sub = xasprintf("%s: %llu samples from %s%s%s", e->name,
-					      (unsigned long long)n, input, filter, comms);
-			char *what =
-			    xasprintf("%llu samples of %s", (unsigned long long)n, e->name);
-			struct flamegraph_opts fo = {.subtitle = sub, .unit = "samples"};
-			rc |= write_svg(vo->flamegraph, e->tree, &fo, what);
-			free(what);
-			free(sub);
-		}
-		if (off) {
-			char *path = e ? offcpu_path(vo->flamegraph) : xstrdup(vo->flamegraph);
-			char *sub = xasprintf(
-			    "blocked time: %.2f ms in %llu waits of %llu threads "
-			    "(%s) from %s%s%s",
-			    ms_of(st->blocked_ns), (unsigned long long)st->intervals,
-			    (unsigned long long)st->threads, OFFCPU_EVENT, input, filter, comms);
-			char *what =
-			    xasprintf("off-CPU: %.2f ms blocked in %llu waits",
-				      ms_of(st->blocked_ns), (unsigned long long)st->intervals);
-			struct flamegraph_opts fo = {.title = "Off-CPU Time Flame Graph",
-						     .subtitle = sub,
-						     .unit = "ms",
-						     .unit_div = NS_PER_MS,
-						     .palette = FLAMEGRAPH_OFFCPU};
-			rc |= write_svg(path, v->offcpu_tree, &fo, what);
-			free(what);
-			free(sub);
-			free(path);
-		}
+	if (off) {
+		char *path =
+		    e ? offcpu_path(out->path, export_extension(out->format)) : xstrdup(out->path);
+		char *sub = xasprintf("blocked time: %.2f ms in %llu waits of %llu threads "
+				      "(%s) from %s%s%s",
+				      ms_of(st->blocked_ns), (unsigned long long)st->intervals,
+				      (unsigned long long)st->threads, OFFCPU_EVENT, x->input,
+				      filter, comms);
+		char *what = xasprintf("off-CPU: %.2f ms blocked in %llu waits",
+				       ms_of(st->blocked_ns), (unsigned long long)st->intervals);
+		rc |= export_one(x, out, path, x->v->offcpu_tree, true, NULL, sub, what);
+		free(what);
+		free(sub);
+		free(path);
 	}
 	return rc;
 }
@@ -291,8 +282,26 @@ static void explain_no_offcpu(const char *input, const struct view *v)
 
 static const char usage_text[] =
     "usage: perfcollect-c view <trace.zip | name.trace | perf.data.txt | -> [options]\n"
-    "Call graph and top functions (paged on a terminal), or a flame graph / folded stacks.\n"
+    "Call graph and top functions (paged on a terminal when longer than the screen), or a\n"
+    "flame graph, folded stacks, a pprof or speedscope profile, or a comparison (-diff).\n"
     "\noptions:\n";
+
+static const char more_help[] =
+    "\nIn the tables, [k] marks kernel functions, [.] native user-space code (as perf report\n"
+    "marks them) and [j] JIT-compiled or managed code (.NET, Java, JavaScript); [name] is\n"
+    "a shared object whose symbol is unknown.  The head says how long the recording ran, on\n"
+    "how many CPUs, at what rate, and how many samples were lost (from perfcollect.log).\n"
+    "\nFormats (-format; the file is -o FILE, else named after the trace in the current\n"
+    "directory): text (the report), svg (flame graph: hover for the full name, click to\n"
+    "zoom, Search with an 'ic' toggle for any case; -title, -width), folded ('a;b;c count'),\n"
+    "pprof (gzipped profile.proto for go tool pprof, Pyroscope, Parca, Grafana) and\n"
+    "speedscope (JSON for speedscope.app).  -diff OLD compares this trace with OLD: a table\n"
+    "of the functions whose share moved most, or with -format svg a differential flame graph\n"
+    "(red: more, blue: less, as shares of each trace's total).\n"
+    "\nperfcollect's view options: -viewer perf is this report; -viewer lttng the .NET\n"
+    "runtime events; -perfopt \"OPTS\" takes perf report's --sort comm,dso,sym,\n"
+    "--percent-limit, --comms, --pid, --tid, -g caller|callee and --stdio, and names the\n"
+    "ones it ignores.\n";
 
 static const char offcpu_help[] =
     "\nBlocked (off-CPU) time, on traces with sched:sched_switch samples (collect -offcpu or\n"
@@ -304,8 +313,188 @@ static const char offcpu_help[] =
     "of any event: an upper bound that includes the time it ran after waking up.  Waits still\n"
     "open when the trace ends are left out.  The report shows the blocked time in ms after the\n"
     "CPU samples; -flamegraph FILE.svg also writes a blue FILE.offcpu.svg, -folded F.folded\n"
-    "also F.offcpu.folded (weights in microseconds).  -offcpu shows the blocked time alone\n"
-    "(to the file named), as does a trace without CPU samples; -event NAME shows only NAME.\n";
+    "also F.offcpu.folded (weights in microseconds), and so on for every format.  -offcpu\n"
+    "shows the blocked time alone (to the file named), as does a trace without CPU samples;\n"
+    "-event NAME shows only NAME.\n";
+
+/* "dir/app.trace.zip" -> "app" + ext, in the current directory. */
+static char *default_output(const char *input, const char *ext)
+{
+	if (!strcmp(input, "-"))
+		return xasprintf("stdin%s", ext);
+	char *base = xstrdup(strrchr(input, '/') ? strrchr(input, '/') + 1 : input);
+	size_t n = strlen(base);
+	while (n && base[n - 1] == '/')
+		base[--n] = '\0';
+	static const char *const suffixes[] = {".trace.zip", ".zip", ".trace", "perf.data.txt",
+					       ".txt"};
+	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++)
+		if (str_endswith(base, suffixes[i]) && strlen(base) > strlen(suffixes[i])) {
+			base[strlen(base) - strlen(suffixes[i])] = '\0';
+			break;
+		}
+	char *out = xasprintf("%s%s", *base ? base : "profile", ext);
+	free(base);
+	return out;
+}
+
+/* The format a file name asks for: FILE.svg, FILE.pb.gz, FILE.speedscope.json ... */
+static int format_of_path(const char *path)
+{
+	static const struct {
+		const char *ext;
+		enum export_format f;
+	} exts[] = {{".svg", EXPORT_SVG},
+		    {".folded", EXPORT_FOLDED},
+		    {".pb.gz", EXPORT_PPROF},
+		    {".pprof", EXPORT_PPROF},
+		    {".json", EXPORT_SPEEDSCOPE}};
+	for (size_t i = 0; i < ARRAY_SIZE(exts); i++)
+		if (str_endswith(path, exts[i].ext))
+			return (int)exts[i].f;
+	return -1;
+}
+
+/* -perfopt folded into the view's own options; those given directly win. */
+static int apply_perfopt(struct view_opts *vo, struct perfopt *po)
+{
+	if (perfopt_parse(vo->perfopt, po) < 0) {
+		fprintf(stderr, "perfcollect-c view: %s\n", pc_strerror());
+		return -1;
+	}
+	if (po->ignored)
+		fprintf(stderr,
+			"perfcollect-c view: -perfopt: ignored (no meaning in this report): %s\n",
+			po->ignored);
+	if (!vo->processfilter && po->comms)
+		vo->processfilter = po->comms;
+	if (vo->pid < 0)
+		vo->pid = po->pid;
+	if (vo->tid < 0)
+		vo->tid = po->tid;
+	if (!vo->percent_limit && po->percent_limit)
+		vo->percent_limit = po->percent_limit;
+	if (!vo->graphtype && po->graphtype)
+		vo->graphtype = po->graphtype;
+	return 0;
+}
+
+/* The other trace of -diff, read with the same filters; its tree of the same event. */
+static struct calltree *base_tree(const struct view_opts *vo, const struct event_tree *e,
+				  struct view **base)
+{
+	*base = view_new(vo->pid, vo->tid, vo->processfilter);
+	struct stackfile_stats st;
+	if (view_read(*base, vo->diff, &st) < 0) {
+		fprintf(stderr, "perfcollect-c view: -diff: %s\n", pc_strerror());
+		return NULL;
+	}
+	if (!e)
+		return (*base)->offcpu_tree;
+	struct event_tree *be = view_choose_event(*base, e->name, false);
+	if (!be || !calltree_total(be->tree)) {
+		fprintf(stderr, "perfcollect-c view: -diff: no '%s' samples in %s\n", e->name,
+			vo->diff);
+		return NULL;
+	}
+	return be->tree;
+}
+
+/* -diff: the table, or the differential flame graph (outs[0], SVG). */
+static int run_diff(const struct view_opts *vo, const char *input, struct view *v,
+		    const struct event_tree *e, const struct output *outs, size_t nouts,
+		    const struct report_opts *ro)
+{
+	struct view *base = NULL;
+	const struct calltree *bt = base_tree(vo, e, &base);
+	int rc = 1;
+	if (bt) {
+		struct calltree *now =
+		    calltree_derive(e ? e->tree : v->offcpu_tree, CALLTREE_MERGE_NAMES);
+		struct calltree *was = calltree_derive(bt, CALLTREE_MERGE_NAMES);
+		if (nouts) {
+			uint64_t *bw = diff_base_totals(now, was);
+			struct export_ctx x = {.vo = vo, .input = input, .v = v, .base_totals = bw};
+			struct event_tree ne = {.name = e ? e->name : OFFCPU_EVENT, .tree = now};
+			rc = write_output(&x, &outs[0], e ? &ne : NULL, false);
+			free(bw);
+		} else {
+			struct diff_opts d = {.top = ro->top,
+					      .unit = e ? "samples" : "ns blocked",
+					      .new_name = input,
+					      .base_name = vo->diff};
+			char *text = NULL;
+			size_t len = 0;
+			FILE *out = open_memstream(&text, &len);
+			rc = diff_report(out, now, was, &d);
+			if (fclose(out) && !rc)
+				rc = pc_err_errno("cannot write the report");
+			if (!rc)
+				rc = page_output(text, len);
+			free(text);
+			if (rc)
+				fprintf(stderr, "perfcollect-c view: %s\n", pc_strerror());
+			rc = rc ? 1 : 0;
+		}
+		calltree_free(now);
+		calltree_free(was);
+	}
+	view_free(base);
+	return rc;
+}
+
+/* The outputs the options ask for (at most 3); -1 after a message when they make no sense. */
+static int plan_outputs(const struct view_opts *vo, const char *input, struct output *outs,
+			size_t *n, char **owned)
+{
+	*n = 0;
+	*owned = NULL;
+	if (vo->flamegraph)
+		outs[(*n)++] = (struct output){EXPORT_SVG, vo->flamegraph};
+	if (vo->folded)
+		outs[(*n)++] = (struct output){EXPORT_FOLDED, vo->folded};
+	int f = -1;
+	if (vo->format && strcasecmp(vo->format, "text")) {
+		f = export_format_parse(vo->format);
+		if (f < 0) {
+			fprintf(stderr,
+				"perfcollect-c view: -format is text, svg, folded, pprof or "
+				"speedscope, not '%s'\n",
+				vo->format);
+			return -1;
+		}
+	} else if (vo->format && vo->output) {
+		fprintf(stderr, "perfcollect-c view: the text report goes to standard output "
+				"(or the pager); -o is for the other formats\n");
+		return -1;
+	} else if (vo->output && (f = format_of_path(vo->output)) < 0) {
+		fprintf(
+		    stderr,
+		    "perfcollect-c view: which format for %s? add -format svg, folded, pprof or "
+		    "speedscope\n",
+		    vo->output);
+		return -1;
+	}
+	if (f >= 0) {
+		const char *path = vo->output;
+		if (!path)
+			path = *owned =
+			    default_output(input, export_extension((enum export_format)f));
+		outs[(*n)++] = (struct output){(enum export_format)f, path};
+	}
+	if (vo->diff && (*n > 1 || (*n == 1 && outs[0].format != EXPORT_SVG))) {
+		fprintf(stderr,
+			"perfcollect-c view: -diff makes a text table or an SVG flame graph "
+			"(-format svg); for pprof compare with 'go tool pprof -diff_base "
+			"OLD.pb.gz NEW.pb.gz'\n");
+		return -1;
+	}
+	if (vo->width && (vo->width < 200 || vo->width > 100000)) {
+		fprintf(stderr, "perfcollect-c view: -width wants 200 to 100000 pixels\n");
+		return -1;
+	}
+	return 0;
+}
 
 int cmd_view(int argc, char **argv)
 {
@@ -321,13 +510,25 @@ int cmd_view(int argc, char **argv)
 	     "the event to show (default cpu-clock, else the first sampled one)"},
 	    {"offcpu", 0, CLI_FLAG, &vo.offcpu, NULL,
 	     "only the blocked (off-CPU) time, in ms, from sched_switch samples (below)"},
+	    {"format", 0, CLI_STR, &vo.format, "FMT",
+	     "text (default), svg, folded, pprof or speedscope (below)"},
+	    {"output", 'o', CLI_STR, &vo.output, "FILE",
+	     "where -format writes (- for stdout; default: named after the trace)"},
 	    {"flamegraph", 0, CLI_STR, &vo.flamegraph, "FILE.svg",
 	     "write an interactive flame graph (SVG) instead of the text report"},
 	    {"folded", 0, CLI_STR, &vo.folded, "FILE",
 	     "write folded stacks ('a;b;c count' per line; - for stdout)"},
+	    {"diff", 0, CLI_STR, &vo.diff, "OLD",
+	     "compare with the trace OLD: functions that moved, or a differential SVG"},
+	    {"title", 0, CLI_STR, &vo.title, "TEXT", "the flame graph's title"},
+	    {"width", 0, CLI_INT, &vo.width, "PX", "the flame graph's width (default 1200)"},
 	    {"top", 0, CLI_INT, &vo.top, "N", "rows in the top-functions tables (default 20)"},
 	    {"percent-limit", 0, CLI_STR, &vo.percent_limit, "PCT",
 	     "hide call graph entries and branches under PCT% (default 0.5)"},
+	    {"viewer", 0, CLI_STR, &vo.viewer, "perf|lttng",
+	     "perfcollect's: perf (default) this report, lttng the .NET runtime events"},
+	    {"perfopt", 0, CLI_STR, &vo.perfopt, "\"OPTS\"",
+	     "perfcollect's perf report options: --sort, --percent-limit, --comms ..."},
 	    {NULL, 0, 0, NULL, NULL, NULL},
 	};
 	const char *pos[1];
@@ -338,6 +539,7 @@ int cmd_view(int argc, char **argv)
 	if (help) {
 		fputs(usage_text, stdout);
 		cli_print_options(stdout, opts);
+		fputs(more_help, stdout);
 		fputs(offcpu_help, stdout);
 		return 0;
 	}
@@ -346,9 +548,28 @@ int cmd_view(int argc, char **argv)
 			"perfcollect-c view: which trace? (see 'perfcollect-c view --help')\n");
 		return 2;
 	}
+	if (vo.viewer && !strcasecmp(vo.viewer, "lttng"))
+		return view_lttng(pos[0]);
+	if (vo.viewer && strcasecmp(vo.viewer, "perf")) {
+		fprintf(
+		    stderr,
+		    "perfcollect-c view: -viewer is perf or lttng (as perfcollect's), not '%s'\n",
+		    vo.viewer);
+		return 2;
+	}
+	struct perfopt po = {.pid = -1, .tid = -1};
+	if (vo.perfopt && apply_perfopt(&vo, &po) < 0)
+		return 2;
+	int rc = 2;
+	struct output outs[3];
+	size_t nouts;
+	char *owned_path = NULL;
+	struct view *v = NULL;
+	if (plan_outputs(&vo, pos[0], outs, &nouts, &owned_path) < 0)
+		goto out;
 	if (vo.offcpu && vo.event) {
 		fprintf(stderr, "perfcollect-c view: -offcpu or -event, not both\n");
-		return 2;
+		goto out;
 	}
 	bool caller = false;
 	if (vo.graphtype && !strcasecmp(vo.graphtype, "caller"))
@@ -356,7 +577,7 @@ int cmd_view(int argc, char **argv)
 	else if (vo.graphtype && strcasecmp(vo.graphtype, "callee")) {
 		fprintf(stderr, "perfcollect-c view: -graphtype is callee or caller, not '%s'\n",
 			vo.graphtype);
-		return 2;
+		goto out;
 	}
 	struct report_opts ro = {.percent_limit = 0.5, .top = (size_t)vo.top, .unit = "samples"};
 	if (vo.percent_limit) {
@@ -368,12 +589,12 @@ int cmd_view(int argc, char **argv)
 			fprintf(stderr,
 				"perfcollect-c view: -percent-limit wants 0 to 100, not '%s'\n",
 				vo.percent_limit);
-			return 2;
+			goto out;
 		}
 	}
 
-	struct view *v = view_new(vo.pid, vo.tid, vo.processfilter);
-	int rc = 1;
+	rc = 1;
+	v = view_new(vo.pid, vo.tid, vo.processfilter);
 	struct stackfile_stats st;
 	if (view_read(v, pos[0], &st) < 0) {
 		fprintf(stderr, "perfcollect-c view: %s\n", pc_strerror());
@@ -424,14 +645,26 @@ int cmd_view(int argc, char **argv)
 		}
 	}
 
+	if (vo.diff) {
+		rc = run_diff(&vo, pos[0], v, e, outs, nouts, &ro);
+		goto out;
+	}
 	rc = 0;
-	if (vo.folded || vo.flamegraph)
-		rc = write_graphs(&vo, pos[0], e, off, v);
-	if (!vo.folded && !vo.flamegraph) {
+	if (nouts) {
+		struct export_ctx x = {.vo = &vo, .input = pos[0], .v = v};
+		for (size_t i = 0; i < nouts; i++)
+			if (outs[i].format == EXPORT_PPROF && !x.build_ids)
+				x.build_ids = view_read_build_ids(pos[0], &x.nbuild_ids);
+		for (size_t i = 0; i < nouts; i++)
+			rc |= write_output(&x, &outs[i], e, off);
+		view_free_build_ids(x.build_ids, x.nbuild_ids);
+	} else {
 		char *text = NULL;
 		size_t len = 0;
 		FILE *out = open_memstream(&text, &len);
 		int prc = e ? print_report(out, pos[0], e, &ro, caller, v) : 0;
+		if (!prc && e && po.sort)
+			prc = report_sorted(out, e->tree, po.sort, &ro);
 		if (!prc && off)
 			prc = print_offcpu_report(out, pos[0], v, &ro, caller, e != NULL);
 		if (fclose(out) && !prc)
@@ -446,5 +679,7 @@ int cmd_view(int argc, char **argv)
 	}
 out:
 	view_free(v);
+	free(owned_path);
+	perfopt_free(&po);
 	return rc;
 }

@@ -174,6 +174,31 @@ static void replace_string(char **field, char *value)
 	*field = value;
 }
 
+/* HEADER_BUILD_ID: perf_build_id_entry records, each followed by its file name. */
+static void read_build_ids(struct perfdata_reader *r, const uint8_t *p, const uint8_t *end)
+{
+	size_t cap = r->nbuild_ids;
+	while ((size_t)(end - p) >= sizeof(struct perf_build_id_entry)) {
+		struct perf_build_id_entry e;
+		memcpy(&e, p, sizeof(e));
+		if (e.header.size < sizeof(e) || e.header.size > (size_t)(end - p))
+			break;
+		const char *name = (const char *)p + sizeof(e);
+		size_t max = e.header.size - sizeof(e);
+		grow_array((void **)&r->build_ids, &cap, r->nbuild_ids + 1, sizeof(*r->build_ids));
+		struct perfdata_build_id *b = &r->build_ids[r->nbuild_ids++];
+		b->pid = e.pid;
+		b->kernel = (e.header.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+		/* Newer perf says how long the id is; older ones always wrote 20 bytes. */
+		b->size = (e.header.misc & PERF_RECORD_MISC_BUILD_ID_SIZE) && e.build_id[20] <= 20
+			      ? e.build_id[20]
+			      : 20;
+		memcpy(b->id, e.build_id, 20);
+		b->filename = xstrndup(name, strnlen(name, max));
+		p += e.header.size;
+	}
+}
+
 void pd_read_feature(struct perfdata_reader *r, unsigned feat, const uint8_t *p, size_t size,
 		     bool copy)
 {
@@ -207,6 +232,9 @@ void pd_read_feature(struct perfdata_reader *r, unsigned feat, const uint8_t *p,
 		/* u32 version, type, level, ratio, mmap_len */
 		if (size >= 8)
 			r->comp_type = get_u32(p + 4);
+		break;
+	case HEADER_BUILD_ID:
+		read_build_ids(r, p, end);
 		break;
 	case HEADER_TRACING_DATA:
 		free(r->tracing_copy);
@@ -379,4 +407,7 @@ void pd_free_header(struct perfdata_reader *r)
 	free(r->arch);
 	free(r->cmdline);
 	free(r->tracing_copy);
+	for (size_t i = 0; i < r->nbuild_ids; i++)
+		free((char *)r->build_ids[i].filename);
+	free(r->build_ids);
 }

@@ -460,3 +460,10 @@ bool perfdata_reader_has_feature(const struct perfdata_reader *r, int feature)
 		return false;
 	return r->features[feature / 64] & (1ULL << (feature % 64));
 }
+
+const struct perfdata_build_id *perfdata_reader_build_ids(const struct perfdata_reader *r,
+							  size_t *n)
+{
+	*n = r->nbuild_ids;
+	return r->build_ids;
+}

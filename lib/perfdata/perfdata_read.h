@@ -92,6 +92,10 @@ bool perfdata_reader_truncated(const struct perfdata_reader *r);
 uint64_t perfdata_reader_data_size(const struct perfdata_reader *r); /* for progress */
 uint64_t perfdata_reader_data_pos(const struct perfdata_reader *r);
 bool perfdata_reader_has_feature(const struct perfdata_reader *r, int feature);
+/* HEADER_BUILD_ID: the build-id of each DSO samples hit (struct in perfdata_write.h). */
+struct perfdata_build_id;
+const struct perfdata_build_id *perfdata_reader_build_ids(const struct perfdata_reader *r,
+							  size_t *n);
 
 /* Decode one sample record against the file's attrs (used by the reader itself and by
  * the recorder, which sees the same bytes from the ring buffer). */

@@ -7,6 +7,7 @@
 
 #include "ordered_events.h"
 #include "perfdata_read.h"
+#include "perfdata_write.h"
 
 struct pd_id {
 	uint64_t id;
@@ -36,6 +37,8 @@ struct perfdata_reader {
 	size_t tracing_size;
 	void *tracing_copy;
 	uint32_t comp_type; /* HEADER_COMPRESSED: 1 = zstd */
+	struct perfdata_build_id *build_ids; /* HEADER_BUILD_ID, filenames owned */
+	size_t nbuild_ids;
 
 	/* record stream (perfdata_read.c) */
 	struct ordered_events *oe;

@@ -162,6 +162,7 @@ static void strpool_free(struct strpool *p)
 struct func {
 	const char *sym, *dso, *name;
 	uint64_t hash;
+	uint64_t ip; /* the first address seen in it; 0 when none */
 	enum frame_kind kind;
 };
 
@@ -242,6 +243,7 @@ static uint32_t intern(struct functable *ft, const char *sym, const char *dso, i
 	f->dso = strpool_intern(&ft->strings, dso);
 	f->name = display_name(ft, f->sym, f->dso);
 	f->hash = h;
+	f->ip = ip;
 	f->kind = kind >= 0 ? (enum frame_kind)kind : frame_kind_of(sym, dso, ip);
 	ft->slots[j] = (uint32_t)++ft->count;
 	return (uint32_t)ft->count - 1;
@@ -271,6 +273,11 @@ const char *functable_sym(const struct functable *ft, uint32_t id)
 const char *functable_dso(const struct functable *ft, uint32_t id)
 {
 	return ft->funcs[id].dso;
+}
+
+uint64_t functable_ip(const struct functable *ft, uint32_t id)
+{
+	return ft->funcs[id].ip;
 }
 
 enum frame_kind functable_kind(const struct functable *ft, uint32_t id)

@@ -38,6 +38,8 @@ size_t functable_count(const struct functable *ft);
 const char *functable_sym(const struct functable *ft, uint32_t id);
 const char *functable_dso(const struct functable *ft, uint32_t id);
 enum frame_kind functable_kind(const struct functable *ft, uint32_t id);
+/* The first address seen in the function (functable_intern_frame), or 0. */
+uint64_t functable_ip(const struct functable *ft, uint32_t id);
 /* What to show: the symbol, or "[<dso file name>]" when the symbol is unknown (as
  * stackcollapse-perf does), or "[unknown]". */
 const char *functable_name(const struct functable *ft, uint32_t id);

@@ -1,5 +1,6 @@
 /* flamegraph: see flamegraph.h. */
 #include "flamegraph.h"
+#include "flamegraph_script.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 #define FG_FONT	   12	/* px */
 #define FG_TOP	   64	/* title, subtitle, buttons, legend */
 #define FG_BOTTOM  30	/* the details line */
-#define FG_MIN_W   0.1	/* narrower frames (and their children) are left out */
+#define FG_MIN_W   1.0	/* narrower frames merge with their narrow neighbours */
 #define FG_CHAR_W  0.59 /* average glyph width, in font sizes */
 
 /* ---- walking the tree in name order, with each node's offset ---- */
@@ -250,6 +251,61 @@ static const char *fmt_weight(uint64_t w, const struct flamegraph_opts *o, char 
 	return buf;
 }
 
+/* ---- .NET names, short ---- */
+
+/* Where the type before "::" starts: after the last space outside brackets. */
+static size_t type_start(const char *name, size_t colons)
+{
+	int depth = 0;
+	for (size_t q = colons; q > 0; q--) {
+		char c = name[q - 1];
+		if (c == ']' || c == '>')
+			depth++;
+		else if (c == '[' || c == '<')
+			depth--;
+		else if (c == ' ' && depth <= 0)
+			return q;
+	}
+	return 0;
+}
+
+const char *flamegraph_short_name(const char *name, char *buf, size_t len)
+{
+	const char *colons = strstr(name, "::");
+	const char *paren = colons ? strchr(colons, '(') : NULL;
+	if (!colons || !paren || len < 8)
+		return name;
+	/* Only the runtime's "[ret] [Module] Type::Method(args)[Tier]" layout. */
+	size_t ts = type_start(name, (size_t)(colons - name));
+	if (ts < 3 || name[ts - 2] != ']')
+		return name;
+	/* The type without its namespace and generic arguments: "Ns.A`1[Int32]+B" -> "A`1+B". */
+	size_t o = 0;
+	int depth = 0;
+	for (const char *p = name + ts; p < colons && o + 1 < len; p++) {
+		if (*p == '[' || *p == '<')
+			depth++;
+		if (!depth && *p == '.')
+			o = 0; /* a namespace ends here */
+		else if (!depth)
+			buf[o++] = *p;
+		if ((*p == ']' || *p == '>') && depth > 0)
+			depth--;
+	}
+	for (const char *p = colons; p < paren && o + 1 < len; p++)
+		buf[o++] = *p;
+	buf[o] = '\0';
+	return o > 2 ? buf : name;
+}
+
+/* ---- SVG ---- */
+
+/* Neighbouring frames at one depth, each narrower than FG_MIN_W, drawn as one. */
+struct merged {
+	uint64_t x, w; /* weight units */
+	size_t n;      /* 0: none pending */
+};
+
 struct svg {
 	FILE *out;
 	const struct calltree *t;
@@ -259,6 +315,9 @@ struct svg {
 	double scale; /* px per weight unit */
 	size_t max_depth;
 	unsigned width, height;
+	double max_change;	/* differential: the largest change of share, for the color scale */
+	struct merged *pending; /* per depth */
+	size_t pending_cap;
 };
 
 static bool wide_enough(const struct svg *s, uint32_t node)
@@ -266,43 +325,108 @@ static bool wide_enough(const struct svg *s, uint32_t node)
 	return (double)calltree_node(s->t, node)->total * s->scale >= FG_MIN_W;
 }
 
+/* Differential: how the node's share of the total changed against the base (fractions). */
+static double share_change(const struct svg *s, uint32_t node)
+{
+	uint64_t total = calltree_total(s->t), base = s->o->base_totals[CALLTREE_ROOT];
+	double now = total ? (double)calltree_node(s->t, node)->total / (double)total : 0;
+	double before = base ? (double)s->o->base_totals[node] / (double)base : 0;
+	return now - before;
+}
+
 static bool depth_enter(void *arg, const struct level *path, size_t depth)
 {
 	struct svg *s = arg;
-	if (!wide_enough(s, path[depth].node))
-		return false;
 	if (depth > s->max_depth)
-		s->max_depth = depth;
-	return true;
+		s->max_depth = depth; /* a narrow frame still takes its row, merged */
+	if (s->o->base_totals && depth) {
+		double c = share_change(s, path[depth].node);
+		if (c < 0)
+			c = -c;
+		if (c > s->max_change)
+			s->max_change = c;
+	}
+	return wide_enough(s, path[depth].node);
 }
 
-static bool svg_enter(void *arg, const struct level *path, size_t depth)
+static double row_y(const struct svg *s, size_t depth)
 {
-	struct svg *s = arg;
-	const struct level *l = &path[depth];
-	if (!wide_enough(s, l->node))
-		return false;
-	const struct calltree_node *nd = calltree_node(s->t, l->node);
-	bool root = l->node == CALLTREE_ROOT;
-	const char *name = root ? "all" : functable_name(s->ft, nd->func);
-	enum frame_kind kind = root ? FRAME_NATIVE : functable_kind(s->ft, nd->func);
-	uint64_t total = calltree_total(s->t);
-	double x = FG_PAD + (double)l->x * s->scale, w = (double)nd->total * s->scale;
-	double y = s->height - FG_BOTTOM - (double)(depth + 1) * FG_FRAME_H;
-	int rgb[3];
-	frame_color(s->o->palette, kind, name, root, rgb);
-	FILE *out = s->out;
+	return s->height - FG_BOTTOM - (double)(depth + 1) * FG_FRAME_H;
+}
 
-	fprintf(out, "<g class=\"f\" data-s=\"%llu\" data-n=\"%llu\" data-d=\"%zu\"><title>",
-		(unsigned long long)l->x, (unsigned long long)nd->total, depth);
+static void put_rect(const struct svg *s, double x, double y, double w, const int rgb[3])
+{
+	fprintf(s->out,
+		"</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
+		"fill=\"rgb(%d,%d,%d)\" rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
+		x, y, w, FG_FRAME_H - 1, rgb[0], rgb[1], rgb[2], x + 3, y + FG_FRAME_H - 4.5);
+}
+
+static void flush_merged(struct svg *s, size_t depth)
+{
+	struct merged *m = &s->pending[depth];
+	if (!m->n)
+		return;
+	uint64_t total = calltree_total(s->t);
+	char ws[32];
+	static const int grey[3] = {190, 190, 190};
+	fprintf(s->out,
+		"<g class=\"f m\" data-s=\"%llu\" data-n=\"%llu\" data-d=\"%zu\"><title>"
+		"%zu function%s, each narrower than a pixel at %u px\n%s %s, %.2f%%",
+		(unsigned long long)m->x, (unsigned long long)m->w, depth, m->n,
+		m->n == 1 ? "" : "s", s->width, fmt_weight(m->w, s->o, ws, sizeof(ws)), s->unit,
+		total ? 100.0 * (double)m->w / (double)total : 0.0);
+	put_rect(s, FG_PAD + (double)m->x * s->scale, row_y(s, depth), (double)m->w * s->scale,
+		 grey);
+	fputs("</text></g>\n", s->out);
+	m->n = 0;
+}
+
+static struct merged *pending_at(struct svg *s, size_t depth)
+{
+	if (depth >= s->pending_cap) {
+		size_t old = s->pending_cap;
+		grow_array((void **)&s->pending, &s->pending_cap, depth + 1, sizeof(*s->pending));
+		memset(s->pending + old, 0, (s->pending_cap - old) * sizeof(*s->pending));
+	}
+	return &s->pending[depth];
+}
+
+/* Pending merges at depth `from` and deeper are complete. */
+static void flush_from(struct svg *s, size_t from)
+{
+	for (size_t d = from; d < s->pending_cap; d++)
+		flush_merged(s, d);
+}
+
+/* Red for more, blue for less, white for the same; the strongest change is the deepest. */
+static void change_color(const struct svg *s, uint32_t node, int rgb[3])
+{
+	double c = s->max_change > 0 ? share_change(s, node) / s->max_change : 0;
+	int fade = (int)(210 * (1 - (c < 0 ? -c : c)) + 45);
+	if (fade > 255)
+		fade = 255;
+	rgb[0] = c < 0 ? fade : 255;
+	rgb[1] = fade;
+	rgb[2] = c > 0 ? fade : 255;
+}
+
+static void put_hover(const struct svg *s, uint32_t node, const char *name, enum frame_kind kind,
+		      bool root)
+{
+	const struct calltree_node *nd = calltree_node(s->t, node);
+	uint64_t total = calltree_total(s->t);
+	FILE *out = s->out;
 	put_xml(out, name, SIZE_MAX);
 	if (!root && kind == FRAME_PROCESS) {
 		fputs("\nprocess", out);
 	} else if (!root) {
 		const char *dso = functable_dso(s->ft, nd->func);
-		putc('\n', out);
-		put_xml(out, *dso ? dso : "[unknown]", SIZE_MAX);
-		fprintf(out, " (%s)", frame_kind_name(kind));
+		if (*dso || !s->o->base_totals) {
+			putc('\n', out);
+			put_xml(out, *dso ? dso : "[unknown]", SIZE_MAX);
+			fprintf(out, " (%s)", frame_kind_name(kind));
+		}
 	}
 	char ws[32];
 	fprintf(out, "\n%s %s, %.2f%%", fmt_weight(nd->total, s->o, ws, sizeof(ws)), s->unit,
@@ -310,115 +434,64 @@ static bool svg_enter(void *arg, const struct level *path, size_t depth)
 	if (nd->self && nd->self != nd->total)
 		fprintf(out, " (self %s, %.2f%%)", fmt_weight(nd->self, s->o, ws, sizeof(ws)),
 			100.0 * (double)nd->self / (double)total);
-	fprintf(out,
-		"</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
-		"fill=\"rgb(%d,%d,%d)\" "
-		"rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
-		x, y, w, FG_FRAME_H - 1, rgb[0], rgb[1], rgb[2], x + 3, y + FG_FRAME_H - 4.5);
+	if (s->o->base_totals) {
+		uint64_t base = s->o->base_totals[CALLTREE_ROOT], b = s->o->base_totals[node];
+		fprintf(out, "\nin %s: ", s->o->base_name ? s->o->base_name : "the base");
+		put_xml(out, fmt_weight(b, s->o, ws, sizeof(ws)), SIZE_MAX);
+		fprintf(out, " %s, %.2f%%; change %+.2f points", s->unit,
+			base ? 100.0 * (double)b / (double)base : 0.0,
+			100.0 * share_change(s, node));
+	}
+}
+
+static bool svg_enter(void *arg, const struct level *path, size_t depth)
+{
+	struct svg *s = arg;
+	const struct level *l = &path[depth];
+	const struct calltree_node *nd = calltree_node(s->t, l->node);
+	flush_from(s, depth + 1);
+	if (!wide_enough(s, l->node)) {
+		struct merged *m = pending_at(s, depth);
+		if (m->n && m->x + m->w != l->x)
+			flush_merged(s, depth);
+		if (!m->n)
+			*m = (struct merged){.x = l->x};
+		m->w += nd->total;
+		m->n++;
+		return false;
+	}
+	flush_from(s, depth);
+	bool root = l->node == CALLTREE_ROOT;
+	const char *name = root ? "all" : functable_name(s->ft, nd->func);
+	enum frame_kind kind = root ? FRAME_NATIVE : functable_kind(s->ft, nd->func);
+	char shortbuf[512];
+	const char *label =
+	    kind == FRAME_JIT ? flamegraph_short_name(name, shortbuf, sizeof(shortbuf)) : name;
+	double x = FG_PAD + (double)l->x * s->scale, w = (double)nd->total * s->scale;
+	int rgb[3];
+	if (s->o->base_totals && !root)
+		change_color(s, l->node, rgb);
+	else
+		frame_color(s->o->palette, kind, name, root, rgb);
+
+	fprintf(s->out, "<g class=\"f\" data-s=\"%llu\" data-n=\"%llu\" data-d=\"%zu\"",
+		(unsigned long long)l->x, (unsigned long long)nd->total, depth);
+	if (label != name) {
+		fputs(" data-l=\"", s->out);
+		put_xml(s->out, label, SIZE_MAX);
+		putc('"', s->out);
+	}
+	fputs("><title>", s->out);
+	put_hover(s, l->node, name, kind, root);
+	put_rect(s, x, row_y(s, depth), w, rgb);
 	double fit = w / (FG_FONT * FG_CHAR_W);
 	if (fit >= 3)
-		put_xml(out, name, (size_t)fit);
-	fputs("</text></g>\n", out);
+		put_xml(s->out, label, (size_t)fit);
+	fputs("</text></g>\n", s->out);
 	return true;
 }
 
-/* The script: hover, click to zoom, search.  Written for this file only. */
-static const char svg_script[] =
-    "var svg, frames = [], details, matched, unzoom, searchbtn, total = 0, searching = false;\n"
-    "function init(evt) {\n"
-    "  svg = document.documentElement;\n"
-    "  details = document.getElementById('details');\n"
-    "  matched = document.getElementById('matched');\n"
-    "  unzoom = document.getElementById('unzoom');\n"
-    "  searchbtn = document.getElementById('search');\n"
-    "  var gs = document.getElementsByTagName('g');\n"
-    "  for (var i = 0; i < gs.length; i++) {\n"
-    "    var g = gs[i];\n"
-    "    if (g.getAttribute('class') !== 'f') continue;\n"
-    "    var title = g.getElementsByTagName('title')[0].textContent;\n"
-    "    var r = g.getElementsByTagName('rect')[0];\n"
-    "    g.frameIndex = frames.length;\n"
-    "    frames.push({g: g, r: r, t: g.getElementsByTagName('text')[0],\n"
-    "      s: +g.getAttribute('data-s'), n: +g.getAttribute('data-n'),\n"
-    "      d: +g.getAttribute('data-d'), fill: r.getAttribute('fill'),\n"
-    "      name: title.split('\\n')[0], info: title.replace(/\\n/g, '  |  ')});\n"
-    "  }\n"
-    "  if (frames.length) total = frames[0].n;\n"
-    "  svg.addEventListener('mouseover', function (e) {\n"
-    "    var f = frameOf(e.target); if (f) details.textContent = f.info; });\n"
-    "  svg.addEventListener('mouseout', function (e) {\n"
-    "    if (frameOf(e.target)) details.textContent = ' '; });\n"
-    "  svg.addEventListener('click', function (e) {\n"
-    "    var f = frameOf(e.target); if (f) zoom(f); });\n"
-    "  unzoom.addEventListener('click', function () { if (frames.length) zoom(frames[0]); });\n"
-    "  searchbtn.addEventListener('click', function () {\n"
-    "    if (searching) clearSearch(); else search(); });\n"
-    "  window.addEventListener('keydown', function (e) {\n"
-    "    if (e.keyCode === 114 || ((e.ctrlKey || e.metaKey) && e.keyCode === 70)) {\n"
-    "      e.preventDefault(); search();\n"
-    "    } else if (e.keyCode === 27) {\n"
-    "      if (frames.length) zoom(frames[0]); clearSearch();\n"
-    "    }\n"
-    "  });\n"
-    "}\n"
-    "function frameOf(el) {\n"
-    "  for (; el && el !== svg; el = el.parentNode)\n"
-    "    if (el.frameIndex !== undefined) return frames[el.frameIndex];\n"
-    "  return null;\n"
-    "}\n"
-    "function label(f, w) {\n"
-    "  var c = Math.floor(w / (FONT * CHAR_W));\n"
-    "  if (c < 3) return '';\n"
-    "  return f.name.length <= c ? f.name : f.name.substring(0, c - 2) + '..';\n"
-    "}\n"
-    "function zoom(z) {\n"
-    "  var scale = (WIDTH - 2 * PAD) / z.n;\n"
-    "  for (var i = 0; i < frames.length; i++) {\n"
-    "    var f = frames[i], lo = Math.max(f.s, z.s), hi = Math.min(f.s + f.n, z.s + z.n);\n"
-    "    /* Shown: the zoomed frame, what it calls, and its callers (faded). */\n"
-    "    if (hi <= lo || (f.d >= z.d && (f.s < z.s || f.s + f.n > z.s + z.n))) {\n"
-    "      f.g.style.display = 'none'; continue;\n"
-    "    }\n"
-    "    var x = PAD + (lo - z.s) * scale, w = (hi - lo) * scale;\n"
-    "    f.g.style.display = '';\n"
-    "    f.g.style.opacity = f.d < z.d ? '0.5' : '';\n"
-    "    f.r.setAttribute('x', x.toFixed(2));\n"
-    "    f.r.setAttribute('width', w.toFixed(2));\n"
-    "    f.t.setAttribute('x', (x + 3).toFixed(2));\n"
-    "    f.t.textContent = label(f, w);\n"
-    "  }\n"
-    "  unzoom.style.display = z.d > 0 ? '' : 'none';\n"
-    "}\n"
-    "function search() {\n"
-    "  var term = prompt('Search for (regular expression)', '');\n"
-    "  if (term === null || term === '') return;\n"
-    "  var re;\n"
-    "  try { re = new RegExp(term); } catch (e) { alert('Bad expression: ' + e.message); return; "
-    "}\n"
-    "  clearSearch();\n"
-    "  var hits = [];\n"
-    "  for (var i = 1; i < frames.length; i++)\n"
-    "    if (re.test(frames[i].name)) {\n"
-    "      frames[i].r.setAttribute('fill', 'rgb(230,0,230)'); hits.push(frames[i]);\n"
-    "    }\n"
-    "  /* Nested matches count once: keep the outermost of each range. */\n"
-    "  hits.sort(function (a, b) { return a.s - b.s || b.n - a.n; });\n"
-    "  var sum = 0, end = -1;\n"
-    "  for (var j = 0; j < hits.length; j++)\n"
-    "    if (hits[j].s >= end) { sum += hits[j].n; end = hits[j].s + hits[j].n; }\n"
-    "  searching = true;\n"
-    "  searchbtn.textContent = 'Clear search';\n"
-    "  matched.textContent = 'Matched: ' + (total ? 100 * sum / total : 0).toFixed(2) + '% ('\n"
-    "    + hits.length + ' frames)';\n"
-    "}\n"
-    "function clearSearch() {\n"
-    "  for (var i = 0; i < frames.length; i++) frames[i].r.setAttribute('fill', frames[i].fill);\n"
-    "  searching = false;\n"
-    "  searchbtn.textContent = 'Search';\n"
-    "  matched.textContent = ' ';\n"
-    "}\n";
-
-static void legend(FILE *out, enum flamegraph_palette pal, unsigned x, unsigned y)
+static void legend(FILE *out, const struct flamegraph_opts *o, unsigned x, unsigned y)
 {
 	static const struct {
 		enum frame_kind k;
@@ -427,9 +500,27 @@ static void legend(FILE *out, enum flamegraph_palette pal, unsigned x, unsigned 
 		     {FRAME_NATIVE, "native"},
 		     {FRAME_JIT, "JIT/managed"},
 		     {FRAME_PROCESS, "process"}};
+	static const struct {
+		int rgb[3];
+		const char *what;
+	} diff_items[] = {{{255, 45, 45}, "more than in the base"},
+			  {{45, 45, 255}, "less"},
+			  {{255, 255, 255}, "the same share"}};
+	if (o->base_totals) {
+		for (size_t i = 0; i < ARRAY_SIZE(diff_items); i++) {
+			const int *c = diff_items[i].rgb;
+			fprintf(out,
+				"<rect x=\"%u\" y=\"%u\" width=\"10\" height=\"10\" "
+				"fill=\"rgb(%d,%d,%d)\" stroke=\"rgb(150,150,150)\"/>"
+				"<text x=\"%u\" y=\"%u\">%s</text>\n",
+				x, y - 9, c[0], c[1], c[2], x + 14, y, diff_items[i].what);
+			x += 24 + (unsigned)strlen(diff_items[i].what) * 7;
+		}
+		return;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(items); i++) {
 		int rgb[3];
-		frame_color(pal, items[i].k, "", false, rgb);
+		frame_color(o->palette, items[i].k, "", false, rgb);
 		fprintf(
 		    out,
 		    "<rect x=\"%u\" y=\"%u\" width=\"10\" height=\"10\" fill=\"rgb(%d,%d,%d)\"/>"
@@ -446,7 +537,9 @@ int flamegraph_write_svg(FILE *out, const struct calltree *t, const struct flame
 			.ft = calltree_functable(t),
 			.o = o,
 			.unit = o->unit ? o->unit : "samples",
-			.width = o->width ? o->width : 1200};
+			.width = o->width >= 200 ? o->width
+				 : o->width	 ? 200
+						 : 1200};
 	uint64_t total = calltree_total(t);
 	s.scale = total ? (double)(s.width - 2 * FG_PAD) / (double)total : 0;
 	walk(t, depth_enter, &s);
@@ -462,23 +555,26 @@ int flamegraph_write_svg(FILE *out, const struct calltree *t, const struct flame
 		"text { font-family: Verdana, sans-serif; font-size: %dpx; fill: rgb(0,0,0); }\n"
 		"g.f text { pointer-events: none; }\n"
 		"g.f:hover rect { stroke: rgb(0,0,0); stroke-width: 0.5; cursor: pointer; }\n"
+		"g.m rect { fill-opacity: 0.8; }\n"
 		".title { font-size: 17px; text-anchor: middle; }\n"
 		".sub { text-anchor: middle; fill: rgb(80,80,80); }\n"
 		".button { cursor: pointer; fill: rgb(0,0,160); }\n"
+		".on { font-weight: bold; text-decoration: underline; }\n"
 		"</style>\n",
 		FG_FONT);
 	fprintf(out,
 		"<script type=\"text/ecmascript\"><![CDATA[\n"
-		"var WIDTH = %u, PAD = %d, FONT = %d, CHAR_W = %g;\n%s]]></script>\n",
-		s.width, FG_PAD, FG_FONT, FG_CHAR_W, svg_script);
+		"var WIDTH = %u, HEIGHT = %u, PAD = %d, FONT = %d, CHAR_W = %g;\n%s]]></script>\n",
+		s.width, s.height, FG_PAD, FG_FONT, FG_CHAR_W, flamegraph_script);
 	fprintf(out,
-		"<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"rgb(250,250,245)\"/>\n",
+		"<rect id=\"bg\" x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" "
+		"fill=\"rgb(250,250,245)\"/>\n",
 		s.width, s.height);
-	fprintf(out, "<text class=\"title\" x=\"%u\" y=\"22\">", s.width / 2);
+	fprintf(out, "<text id=\"title\" class=\"title\" x=\"%u\" y=\"22\">", s.width / 2);
 	put_xml(out, o->title ? o->title : "Flame Graph", SIZE_MAX);
 	fputs("</text>\n", out);
 	if (o->subtitle) {
-		fprintf(out, "<text class=\"sub\" x=\"%u\" y=\"40\">", s.width / 2);
+		fprintf(out, "<text id=\"subtitle\" class=\"sub\" x=\"%u\" y=\"40\">", s.width / 2);
 		put_xml(out, o->subtitle, SIZE_MAX);
 		fputs("</text>\n", out);
 	}
@@ -487,12 +583,18 @@ int flamegraph_write_svg(FILE *out, const struct calltree *t, const struct flame
 		"Reset zoom</text>\n"
 		"<text id=\"search\" class=\"button\" x=\"%u\" y=\"22\" "
 		"style=\"text-anchor:end\">Search</text>\n"
+		"<text id=\"ic\" class=\"button\" x=\"%u\" y=\"22\" style=\"text-anchor:end\">"
+		"<title>case-insensitive search (on when underlined)</title>ic</text>\n"
 		"<text id=\"matched\" x=\"%u\" y=\"%u\" style=\"text-anchor:end\"> </text>\n"
 		"<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n",
-		FG_PAD, s.width - FG_PAD, s.width - FG_PAD, s.height - 10, FG_PAD, s.height - 10);
-	legend(out, o->palette, FG_PAD, 58);
-	if (total)
+		FG_PAD, s.width - FG_PAD, s.width - FG_PAD - 90, s.width - FG_PAD, s.height - 10,
+		FG_PAD, s.height - 10);
+	legend(out, o, FG_PAD, 58);
+	if (total) {
 		walk(t, svg_enter, &s);
+		flush_from(&s, 0);
+	}
 	fputs("</svg>\n", out);
+	free(s.pending);
 	return finish(out);
 }

@@ -3,10 +3,15 @@
  *
  * The tree's stacks must be root first (the caller view); a first level of FRAME_PROCESS
  * pseudo-frames shows as the process row.  The SVG needs nothing else: its script shows a
- * frame's name, weight and percentage on hover, zooms on click and searches by regular
- * expression; frames are colored by kind (kernel, native, JIT/managed), in warm colors for CPU
- * time and in blues for off-CPU (blocked) time, as off-CPU graphs usually are.  Frames narrower
- * than a tenth of a pixel are left out, so the file stays small whatever the trace.
+ * frame's full name, weight and percentage on hover, zooms on click, searches by regular
+ * expression (case-insensitive when its "ic" toggle is on) and fits the graph to the window's
+ * width; .NET methods are labelled short (HotLoop::Digits) with the full signature on hover.
+ * Frames are colored by kind (kernel, native, JIT/managed), in warm colors for CPU time and
+ * in blues for off-CPU (blocked) time, as off-CPU graphs usually are; neighbouring frames
+ * narrower than a pixel at the drawn width are merged into one grey frame, so the file stays
+ * small whatever the trace.  A differential graph (base_totals set) keeps the shape of the
+ * tree and colors each frame by how its share of the total changed against the base: red
+ * more, blue less, white unchanged.
  */
 #ifndef PC_FLAMEGRAPH_H
 #define PC_FLAMEGRAPH_H
@@ -26,7 +31,15 @@ struct flamegraph_opts {
 				 two decimals (1000000 shows nanoseconds as ms) */
 	enum flamegraph_palette palette;
 	unsigned width; /* pixels; 1200 when 0 */
+	/* Differential: per node of the tree, the weight of the same stack in the base profile
+	 * (diff_base_totals()), and the base's name for the hover text; NULL otherwise. */
+	const uint64_t *base_totals;
+	const char *base_name;
 };
+
+/* The label of a frame: a .NET method "[ret] [Module] Ns.Class+Nested::Method(args)[Tier]"
+ * as "Class+Nested::Method" in buf; any other name as it is.  Returns buf or name. */
+const char *flamegraph_short_name(const char *name, char *buf, size_t len);
 
 /* Both return 0, or -1 (pc_err) when writing failed. */
 int flamegraph_write_svg(FILE *out, const struct calltree *t, const struct flamegraph_opts *o);

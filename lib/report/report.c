@@ -243,3 +243,130 @@ int report_processes(FILE *out, const struct calltree *t, const struct report_op
 	free(kids);
 	return finish(out);
 }
+
+/* ---- perf report --sort ---- */
+
+enum sort_key { KEY_COMM, KEY_DSO, KEY_SYM };
+
+struct sort_row {
+	const char *field[3]; /* by sort_key; NULL when not a key */
+	uint64_t w;
+	enum frame_kind kind; /* of the symbol, for perf's marker */
+};
+
+static int parse_keys(const char *keys, enum sort_key *k, size_t *n)
+{
+	static const struct {
+		const char *name;
+		enum sort_key key;
+	} known[] = {{"comm", KEY_COMM}, {"dso", KEY_DSO}, {"sym", KEY_SYM}, {"symbol", KEY_SYM}};
+	*n = 0;
+	char *list = xstrdup(keys), *save = NULL;
+	int rc = 0;
+	for (char *w = strtok_r(list, ",", &save); w && !rc; w = strtok_r(NULL, ",", &save)) {
+		size_t i = 0;
+		while (i < ARRAY_SIZE(known) && strcmp(known[i].name, w))
+			i++;
+		if (i == ARRAY_SIZE(known))
+			rc = pc_err("--sort %s: this report groups by comm, dso and sym only", w);
+		else if (*n < 3)
+			k[(*n)++] = known[i].key;
+	}
+	free(list);
+	if (!rc && !*n)
+		rc = pc_err("--sort needs keys (comm, dso, sym)");
+	return rc;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct sort_row *x = a, *y = b;
+	for (int i = 0; i < 3; i++) {
+		if (!x->field[i])
+			continue;
+		int c = strcmp(x->field[i], y->field[i]);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+static int cmp_weight(const void *a, const void *b)
+{
+	const struct sort_row *x = a, *y = b;
+	if (x->w != y->w)
+		return x->w > y->w ? -1 : 1;
+	return cmp_rows(a, b);
+}
+
+int report_sorted(FILE *out, const struct calltree *t, const char *keys,
+		  const struct report_opts *o)
+{
+	enum sort_key k[3];
+	size_t nk;
+	if (parse_keys(keys, k, &nk) < 0)
+		return -1;
+	const struct functable *ft = calltree_functable(t);
+	struct sort_row *rows = NULL;
+	size_t n = 0, cap = 0;
+	for (uint32_t i = 1; i < calltree_count(t); i++) {
+		const struct calltree_node *nd = calltree_node(t, i);
+		if (!nd->self || nd->depth < 2)
+			continue;
+		uint32_t proc = i;
+		while (calltree_node(t, proc)->depth > 1)
+			proc = calltree_node(t, proc)->parent;
+		const char *dso = functable_dso(ft, nd->func);
+		const char *val[3] = {functable_name(ft, calltree_node(t, proc)->func),
+				      *dso ? base_name(dso) : "[unknown]",
+				      functable_name(ft, nd->func)};
+		grow_array((void **)&rows, &cap, n + 1, sizeof(*rows));
+		struct sort_row *r = &rows[n++];
+		memset(r, 0, sizeof(*r));
+		for (size_t j = 0; j < nk; j++)
+			r->field[k[j]] = val[k[j]];
+		r->w = nd->self;
+		r->kind = functable_kind(ft, nd->func);
+	}
+	/* Group equal keys, then heaviest first. */
+	qsort(rows, n, sizeof(*rows), cmp_rows);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (m && !cmp_rows(&rows[m - 1], &rows[i]))
+			rows[m - 1].w += rows[i].w;
+		else
+			rows[m++] = rows[i];
+	}
+	qsort(rows, m, sizeof(*rows), cmp_weight);
+	static const char *const heads[] = {"Command", "Shared Object", "Symbol"};
+	int width[3] = {0, 0, 0};
+	for (size_t j = 0; j < nk; j++)
+		width[k[j]] = (int)strlen(heads[k[j]]);
+	for (size_t i = 0; i < m; i++)
+		for (size_t j = 0; j + 1 < nk; j++) {
+			int l = (int)strlen(rows[i].field[k[j]]) + (k[j] == KEY_SYM ? 4 : 0);
+			if (l > width[k[j]] && l < 60)
+				width[k[j]] = l;
+		}
+	char h[32], w[32];
+	uint64_t base = calltree_total(t);
+	fprintf(out, "\n# Self %s by %s (perf report --sort %s)\n# %8s  %10s", o->unit, keys, keys,
+		"Overhead", heading(o->unit, h, sizeof(h)));
+	for (size_t j = 0; j < nk; j++)
+		fprintf(out, "  %-*s", j + 1 < nk ? width[k[j]] : 0, heads[k[j]]);
+	fputc('\n', out);
+	for (size_t i = 0; i < m; i++) {
+		if (pct(rows[i].w, base) < o->percent_limit)
+			break;
+		fprintf(out, "%9.2f%%  %10s", pct(rows[i].w, base),
+			fmt_weight(rows[i].w, o, w, sizeof(w)));
+		for (size_t j = 0; j < nk; j++)
+			fprintf(out, "  %s%s%-*s", k[j] == KEY_SYM ? kind_marker(rows[i].kind) : "",
+				k[j] == KEY_SYM ? " " : "",
+				j + 1 < nk ? width[k[j]] - (k[j] == KEY_SYM ? 4 : 0) : 0,
+				rows[i].field[k[j]]);
+		fputc('\n', out);
+	}
+	free(rows);
+	return finish(out);
+}

@@ -24,6 +24,11 @@ int report_tree(FILE *out, const struct calltree *t, const struct report_opts *o
 /* Two tables, by self and by inclusive weight, from a tree whose stacks are root first
  * (pseudo-frames of kind FRAME_PROCESS are not functions and are skipped). */
 int report_top_functions(FILE *out, const struct calltree *t, const struct report_opts *o);
+/* perf report --sort KEYS: a flat table of self weight grouped by keys, a comma-separated
+ * list of "comm", "dso" and "sym" (perf's names), from a tree with FRAME_PROCESS roots.  -1
+ * (pc_err naming it) for a key this report cannot group by. */
+int report_sorted(FILE *out, const struct calltree *t, const char *keys,
+		  const struct report_opts *o);
 /* The weight per process: the first level of a tree built with FRAME_PROCESS roots. */
 int report_processes(FILE *out, const struct calltree *t, const struct report_opts *o);
 

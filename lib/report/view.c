@@ -1,10 +1,15 @@
 /* view: see view.h. */
 #include "view.h"
 #include "base/archive.h"
+#include "perfdata/perfdata_read.h"
+#include "perfdata/perfdata_write.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 /* Each sample weighs 1: the event trees count samples.  (Blocked time has its own tree,
  * weighed in nanoseconds when each wait ends.) */
@@ -166,6 +171,11 @@ static void read_log(struct view_recording *r, FILE *f)
 	size_t cap = 0;
 	r->has_log = true;
 	while (getline(&line, &cap, f) > 0) {
+		struct tm tm;
+		memset(&tm, 0, sizeof(tm));
+		if (!r->wall_start && line[0] == '[' &&
+		    strptime(line + 1, "%Y-%m-%dT%H:%M:%SZ", &tm))
+			r->wall_start = (int64_t)timegm(&tm);
 		const char *p;
 		double d;
 		long n;
@@ -300,4 +310,86 @@ int view_read(struct view *v, const char *input, struct stackfile_stats *st)
 		return -1;
 	offcpu_finish(v->oc);
 	return 0;
+}
+
+/* perf.data of a zip, copied to a temporary file the reader can map; its path, or NULL. */
+static char *extract_perf_data(const char *zip_path)
+{
+	struct archive_reader *zip = archive_reader_open(zip_path);
+	long idx = zip ? archive_reader_find(zip, "perf.data") : -1;
+	FILE *in = idx >= 0 ? archive_reader_open_entry(zip, (size_t)idx) : NULL;
+	const char *tmpdir = getenv("TMPDIR");
+	char *path = xasprintf("%s/perfcollect-c-view.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	int fd = in ? mkostemp(path, O_CLOEXEC) : -1;
+	bool ok = fd >= 0;
+	char buf[65536];
+	size_t n;
+	while (ok && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		ok = write_all(fd, buf, n) == 0;
+	if (ok && ferror(in))
+		ok = false;
+	if (fd >= 0)
+		close(fd);
+	if (in)
+		fclose(in);
+	archive_reader_free(zip);
+	if (!ok) {
+		if (fd >= 0)
+			unlink(path);
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+struct pprof_build_id *view_read_build_ids(const char *input, size_t *n)
+{
+	*n = 0;
+	struct stat st;
+	if (!strcmp(input, "-") || stat(input, &st) < 0)
+		return NULL;
+	char *path = NULL, *tmp = NULL;
+	if (S_ISDIR(st.st_mode)) {
+		path = xasprintf("%s/perf.data", input);
+	} else {
+		FILE *f = fopen(input, "re");
+		char magic[4];
+		bool zip = f && fread(magic, 1, 4, f) == 4 && !memcmp(magic, "PK\3\4", 4);
+		if (f)
+			fclose(f);
+		if (!zip)
+			return NULL;
+		path = tmp = extract_perf_data(input);
+		if (!path)
+			return NULL;
+	}
+	struct perfdata_reader *r = perfdata_reader_open(path);
+	struct pprof_build_id *out = NULL;
+	size_t nb = 0;
+	const struct perfdata_build_id *ids = r ? perfdata_reader_build_ids(r, &nb) : NULL;
+	if (nb)
+		out = xcalloc(nb, sizeof(*out));
+	for (size_t i = 0; i < nb; i++) {
+		char hex[41];
+		for (size_t k = 0; k < ids[i].size && k < 20; k++)
+			snprintf(hex + 2 * k, 3, "%02x", ids[i].id[k]);
+		hex[2 * (ids[i].size < 20 ? ids[i].size : 20)] = '\0';
+		out[i].dso = xstrdup(ids[i].filename);
+		out[i].hex = xstrdup(hex);
+	}
+	*n = nb;
+	perfdata_reader_free(r);
+	if (tmp)
+		unlink(tmp);
+	free(path);
+	return out;
+}
+
+void view_free_build_ids(struct pprof_build_id *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free((char *)ids[i].dso);
+		free((char *)ids[i].hex);
+	}
+	free(ids);
 }

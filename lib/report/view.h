@@ -8,6 +8,7 @@
 
 #include "calltree.h"
 #include "offcpu.h"
+#include "pprof.h"
 #include "stackfile.h"
 
 struct event_tree {
@@ -27,6 +28,7 @@ struct view_recording {
 	long logged_cpus;	    /* CPUs of the machine; -1 when unknown */
 	long logged_hz;		    /* the sampling frequency asked; -1 when unknown */
 	long long lost;		    /* lost samples; -1 when unknown (no perfcollect.log) */
+	int64_t wall_start;	    /* the log's first time stamp, s since the epoch; 0 if none */
 	bool has_log;
 };
 
@@ -55,6 +57,11 @@ int view_read(struct view *v, const char *input, struct stackfile_stats *st);
 /* The event to show: want; else cpu-clock; else the first event that is not a tracepoint;
  * else, when any_event, the first.  NULL if none. */
 struct event_tree *view_choose_event(struct view *v, const char *want, bool any_event);
+/* The build-ids perf.data holds (HEADER_BUILD_ID) for the input's shared objects, read from
+ * the perf.data beside perf.data.txt (in the zip, or the .trace directory); NULL with *n = 0
+ * when there is none.  Free with view_free_build_ids(). */
+struct pprof_build_id *view_read_build_ids(const char *input, size_t *n);
+void view_free_build_ids(struct pprof_build_id *ids, size_t n);
 /* "name (count), ..." of every event but except. */
 void view_list_events(FILE *f, const struct view *v, const struct event_tree *except);
 

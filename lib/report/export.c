@@ -1,0 +1,136 @@
+/* export: see export.h. */
+#include "export.h"
+#include "flamegraph.h"
+#include "speedscope.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#define NS_PER_MS 1000000ULL
+#define NS_PER_US 1000ULL
+
+static const struct {
+	const char *name, *ext;
+} formats[] = {
+    [EXPORT_SVG] = {"svg", ".svg"},
+    [EXPORT_FOLDED] = {"folded", ".folded"},
+    [EXPORT_PPROF] = {"pprof", ".pb.gz"},
+    [EXPORT_SPEEDSCOPE] = {"speedscope", ".speedscope.json"},
+};
+
+int export_format_parse(const char *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(formats); i++)
+		if (!strcasecmp(s, formats[i].name))
+			return (int)i;
+	return -1;
+}
+
+const char *export_extension(enum export_format f)
+{
+	return formats[f].ext;
+}
+
+static int write_svg(FILE *out, const struct export_job *j)
+{
+	struct flamegraph_opts fo = {.title = j->title,
+				     .subtitle = j->subtitle,
+				     .unit = j->offcpu ? "ms" : "samples",
+				     .unit_div = j->offcpu ? NS_PER_MS : 1,
+				     .palette = j->offcpu ? FLAMEGRAPH_OFFCPU : FLAMEGRAPH_CPU,
+				     .width = j->width,
+				     .base_totals = j->base_totals,
+				     .base_name = j->base_name};
+	if (!fo.title)
+		fo.title = j->base_totals ? "Differential Flame Graph"
+			   : j->offcpu	  ? "Off-CPU Time Flame Graph"
+					  : NULL;
+	return flamegraph_write_svg(out, j->tree, &fo);
+}
+
+static int write_pprof(FILE *out, const struct export_job *j)
+{
+	const struct view_recording *r = j->rec;
+	char *comment = xasprintf("perfcollect-c %s: %s of %s", PC_VERSION,
+				  j->offcpu ? "blocked time" : j->event, j->input);
+	struct pprof_opts po = {
+	    .build_ids = j->build_ids, .nbuild_ids = j->nbuild_ids, .comment = comment};
+	if (j->offcpu) {
+		po.type = "offcpu";
+		po.unit = "nanoseconds";
+	} else if (j->event && str_startswith(j->event, "cpu-clock") && j->mean_period > 0) {
+		/* cpu-clock's period is CPU time in ns: the value Pyroscope and pprof call cpu. */
+		po.type = "samples";
+		po.unit = "count";
+		po.type2 = "cpu";
+		po.unit2 = "nanoseconds";
+		po.scale2 = j->mean_period;
+		po.period = (int64_t)(j->mean_period + 0.5);
+	} else {
+		po.type = "samples";
+		po.unit = "count";
+		po.period = j->mean_period > 0 ? (int64_t)(j->mean_period + 0.5) : 1;
+	}
+	if (r) {
+		po.time_ns = r->wall_start * 1000000000LL;
+		if (r->logged_seconds > 0)
+			po.duration_ns = (int64_t)(r->logged_seconds * 1e9);
+		else if (r->last_ns > r->first_ns)
+			po.duration_ns = (int64_t)(r->last_ns - r->first_ns);
+	}
+	int rc = pprof_write(out, j->tree, &po);
+	free(comment);
+	return rc;
+}
+
+static int write_speedscope(FILE *out, const struct export_job *j)
+{
+	struct speedscope_opts so = {.name = j->input,
+				     .unit = j->offcpu ? "nanoseconds" : "none",
+				     .what = j->offcpu ? "ns blocked" : "samples"};
+	return speedscope_write(out, j->tree, &so);
+}
+
+static int write_to(FILE *out, const struct export_job *j)
+{
+	switch (j->format) {
+	case EXPORT_SVG:
+		return write_svg(out, j);
+	case EXPORT_FOLDED:
+		return flamegraph_write_folded_scaled(out, j->tree, j->offcpu ? NS_PER_US : 1);
+	case EXPORT_PPROF:
+		return write_pprof(out, j);
+	case EXPORT_SPEEDSCOPE:
+		return write_speedscope(out, j);
+	}
+	return pc_err("unknown format");
+}
+
+int export_write(const struct export_job *j)
+{
+	if (!strcmp(j->path, "-"))
+		return write_to(stdout, j);
+	char *tmp = xasprintf("%s.tmp.%d", j->path, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	int rc = -1;
+	if (!f) {
+		pc_err_errno("cannot create %s", tmp);
+		if (fd >= 0)
+			close(fd);
+	} else {
+		rc = write_to(f, j);
+		if (fclose(f) && !rc)
+			rc = pc_err_errno("cannot write %s", tmp);
+		if (!rc && rename(tmp, j->path) < 0)
+			rc = pc_err_errno("cannot rename %s to %s", tmp, j->path);
+	}
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}

@@ -1,0 +1,356 @@
+/* pprof: see pprof.h.  The protobuf is written by hand (a few varints and length-delimited
+ * fields, after github.com/google/pprof's proto/profile.proto), then gzipped with zlib. */
+#include "pprof.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/* ---- protobuf encoding ---- */
+
+struct pb {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+enum { PB_VARINT = 0, PB_LEN = 2 };
+
+static void pb_put(struct pb *b, const void *data, size_t n)
+{
+	grow_array((void **)&b->p, &b->cap, b->len + n, 1);
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+}
+
+static void pb_varint(struct pb *b, uint64_t v)
+{
+	uint8_t buf[10];
+	size_t n = 0;
+	do {
+		buf[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	pb_put(b, buf, n);
+}
+
+static void pb_key(struct pb *b, unsigned field, unsigned wire)
+{
+	pb_varint(b, (uint64_t)field << 3 | wire);
+}
+
+/* proto3: a zero scalar is the default and is not written. */
+static void pb_uint(struct pb *b, unsigned field, uint64_t v)
+{
+	if (!v)
+		return;
+	pb_key(b, field, PB_VARINT);
+	pb_varint(b, v);
+}
+
+static void pb_bytes(struct pb *b, unsigned field, const void *data, size_t n)
+{
+	pb_key(b, field, PB_LEN);
+	pb_varint(b, n);
+	pb_put(b, data, n);
+}
+
+/* Appends sub as message field `field` of b, and empties sub for the next one. */
+static void pb_msg(struct pb *b, unsigned field, struct pb *sub)
+{
+	pb_bytes(b, field, sub->p, sub->len);
+	sub->len = 0;
+}
+
+/* ---- the string table ---- */
+
+struct strtab {
+	const char **strs; /* index -> string (borrowed) */
+	size_t n, cap;
+	uint32_t *slots; /* open addressing: index + 1 */
+	size_t nslots;
+};
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static void strtab_rehash(struct strtab *t)
+{
+	size_t n = t->nslots ? t->nslots * 2 : 256;
+	uint32_t *slots = xcalloc(n, sizeof(*slots));
+	for (size_t i = 0; i < t->n; i++) {
+		size_t j = str_hash(t->strs[i]) & (n - 1);
+		while (slots[j])
+			j = (j + 1) & (n - 1);
+		slots[j] = (uint32_t)i + 1;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = n;
+}
+
+/* The index of s; the table keeps the pointer, which must outlive it. */
+static uint64_t str_index(struct strtab *t, const char *s)
+{
+	if (2 * (t->n + 1) > t->nslots)
+		strtab_rehash(t);
+	size_t j = str_hash(s) & (t->nslots - 1);
+	for (; t->slots[j]; j = (j + 1) & (t->nslots - 1))
+		if (!strcmp(t->strs[t->slots[j] - 1], s))
+			return t->slots[j] - 1;
+	grow_array((void **)&t->strs, &t->cap, t->n + 1, sizeof(*t->strs));
+	t->strs[t->n] = s;
+	t->slots[j] = (uint32_t)++t->n;
+	return t->n - 1;
+}
+
+/* ---- the profile ---- */
+
+/* Profile fields. */
+enum {
+	P_SAMPLE_TYPE = 1,
+	P_SAMPLE = 2,
+	P_MAPPING = 3,
+	P_LOCATION = 4,
+	P_FUNCTION = 5,
+	P_STRING_TABLE = 6,
+	P_TIME_NANOS = 9,
+	P_DURATION_NANOS = 10,
+	P_PERIOD_TYPE = 11,
+	P_PERIOD = 12,
+	P_COMMENT = 13,
+};
+
+struct mapping {
+	const char *dso;
+	uint64_t lo, hi; /* addresses seen: [lo, hi] */
+	const char *build_id;
+};
+
+struct builder {
+	const struct calltree *t;
+	const struct functable *ft;
+	const struct pprof_opts *o;
+	struct strtab st;
+	struct mapping *maps;
+	size_t nmaps, maps_cap;
+	uint32_t *func_map; /* function id -> mapping id (1-based; 0 = none) */
+	bool *used;	    /* function id -> appears as a frame */
+};
+
+static bool has_dso(const char *dso)
+{
+	return *dso && strcmp(dso, "[unknown]");
+}
+
+static uint32_t mapping_of(struct builder *b, uint32_t f)
+{
+	const char *dso = functable_dso(b->ft, f);
+	if (!has_dso(dso))
+		return 0;
+	size_t i = 0;
+	while (i < b->nmaps && strcmp(b->maps[i].dso, dso))
+		i++;
+	if (i == b->nmaps) {
+		grow_array((void **)&b->maps, &b->maps_cap, b->nmaps + 1, sizeof(*b->maps));
+		b->maps[i] = (struct mapping){.dso = dso, .lo = UINT64_MAX};
+		for (size_t k = 0; k < b->o->nbuild_ids; k++)
+			if (!strcmp(b->o->build_ids[k].dso, dso))
+				b->maps[i].build_id = b->o->build_ids[k].hex;
+		b->nmaps++;
+	}
+	uint64_t ip = functable_ip(b->ft, f);
+	if (ip && ip < b->maps[i].lo)
+		b->maps[i].lo = ip;
+	if (ip && ip > b->maps[i].hi)
+		b->maps[i].hi = ip;
+	return (uint32_t)i + 1;
+}
+
+static void value_type(struct builder *b, struct pb *out, unsigned field, const char *type,
+		       const char *unit)
+{
+	struct pb vt = {0};
+	pb_uint(&vt, 1, str_index(&b->st, type));
+	pb_uint(&vt, 2, str_index(&b->st, unit));
+	pb_msg(out, field, &vt);
+	free(vt.p);
+}
+
+static bool is_process(const struct builder *b, const struct calltree_node *nd)
+{
+	return nd->depth == 1 && functable_kind(b->ft, nd->func) == FRAME_PROCESS;
+}
+
+static uint32_t heaviest_child(const struct calltree *t, uint32_t node)
+{
+	uint32_t best = CALLTREE_NONE;
+	for (uint32_t c = calltree_node(t, node)->first_child; c != CALLTREE_NONE;
+	     c = calltree_node(t, c)->next_sibling)
+		if (best == CALLTREE_NONE ||
+		    calltree_node(t, c)->total > calltree_node(t, best)->total)
+			best = c;
+	return best;
+}
+
+/* One Sample per node with self weight: its frames leaf first, its process as a label. */
+static void add_samples(struct builder *b, struct pb *out)
+{
+	struct pb s = {0}, ids = {0}, lab = {0};
+	uint64_t comm_key = str_index(&b->st, "comm");
+	for (uint32_t i = 1; i < calltree_count(b->t); i++) {
+		const struct calltree_node *nd = calltree_node(b->t, i);
+		if (!nd->self)
+			continue;
+		const char *comm = NULL;
+		for (uint32_t at = i; at != CALLTREE_ROOT;) {
+			const struct calltree_node *a = calltree_node(b->t, at);
+			if (is_process(b, a))
+				comm = functable_name(b->ft, a->func);
+			else {
+				pb_varint(&ids, (uint64_t)a->func + 1);
+				b->used[a->func] = true;
+			}
+			at = a->parent;
+		}
+		if (ids.len)
+			pb_msg(&s, 1, &ids); /* location_id, packed */
+		struct pb vals = {0};
+		pb_varint(&vals, nd->self);
+		if (b->o->type2)
+			pb_varint(&vals, (uint64_t)((double)nd->self * b->o->scale2 + 0.5));
+		pb_msg(&s, 2, &vals); /* value, packed */
+		free(vals.p);
+		if (comm) {
+			pb_uint(&lab, 1, comm_key);
+			pb_uint(&lab, 2, str_index(&b->st, comm));
+			pb_msg(&s, 3, &lab);
+		}
+		pb_msg(out, P_SAMPLE, &s);
+	}
+	free(s.p);
+	free(ids.p);
+	free(lab.p);
+}
+
+static void add_functions_and_locations(struct builder *b, struct pb *out)
+{
+	struct pb m = {0}, line = {0};
+	size_t nf = functable_count(b->ft);
+	for (uint32_t f = 0; f < nf; f++) {
+		if (!b->used[f])
+			continue;
+		uint64_t id = (uint64_t)f + 1;
+		const char *dso = functable_dso(b->ft, f);
+		pb_uint(&m, 1, id);
+		pb_uint(&m, 2, str_index(&b->st, functable_name(b->ft, f)));
+		pb_uint(&m, 3, str_index(&b->st, functable_sym(b->ft, f)));
+		pb_uint(&m, 4, str_index(&b->st, has_dso(dso) ? dso : "[unknown]"));
+		pb_msg(out, P_FUNCTION, &m);
+
+		pb_uint(&m, 1, id);
+		pb_uint(&m, 2, mapping_of(b, f));
+		pb_uint(&m, 3, functable_ip(b->ft, f));
+		pb_uint(&line, 1, id);
+		pb_msg(&m, 4, &line);
+		pb_msg(out, P_LOCATION, &m);
+	}
+	free(m.p);
+	free(line.p);
+}
+
+static void add_mappings(struct builder *b, struct pb *out)
+{
+	struct pb m = {0};
+	for (size_t i = 0; i < b->nmaps; i++) {
+		const struct mapping *mp = &b->maps[i];
+		pb_uint(&m, 1, i + 1);
+		if (mp->lo != UINT64_MAX) {
+			pb_uint(&m, 2, mp->lo);
+			pb_uint(&m, 3, mp->hi + 1);
+		}
+		pb_uint(&m, 5, str_index(&b->st, mp->dso));
+		if (mp->build_id)
+			pb_uint(&m, 6, str_index(&b->st, mp->build_id));
+		pb_uint(&m, 7, 1); /* has_functions: the names are in the profile */
+		pb_msg(out, P_MAPPING, &m);
+	}
+	free(m.p);
+}
+
+static int gzip_out(FILE *out, const struct pb *data)
+{
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return pc_err("cannot start gzip");
+	uint8_t buf[65536];
+	z.next_in = data->p;
+	z.avail_in = (uInt)data->len;
+	int zr;
+	do {
+		z.next_out = buf;
+		z.avail_out = sizeof(buf);
+		zr = deflate(&z, Z_FINISH);
+		size_t n = sizeof(buf) - z.avail_out;
+		if (n && fwrite(buf, 1, n, out) != n)
+			break;
+	} while (zr == Z_OK);
+	deflateEnd(&z);
+	if (zr != Z_STREAM_END || fflush(out) || ferror(out))
+		return pc_err_errno("cannot write the profile");
+	return 0;
+}
+
+int pprof_write(FILE *out, const struct calltree *t, const struct pprof_opts *o)
+{
+	struct builder b = {.t = t, .ft = calltree_functable(t), .o = o};
+	size_t nf = functable_count(b.ft);
+	b.used = xcalloc(nf ? nf : 1, sizeof(*b.used));
+	struct pb prof = {0};
+	str_index(&b.st, ""); /* string 0 is always "" */
+
+	/* Viewers call the first mapping the profile's main binary: make it the heaviest
+	 * process's executable (the shared object named as its command). */
+	uint32_t proc = heaviest_child(t, CALLTREE_ROOT);
+	if (proc != CALLTREE_NONE && is_process(&b, calltree_node(t, proc))) {
+		const char *comm = functable_name(b.ft, calltree_node(t, proc)->func);
+		for (uint32_t f = 0; f < nf; f++) {
+			const char *dso = functable_dso(b.ft, f), *base = strrchr(dso, '/');
+			/* comm is at most 15 bytes of the name (TASK_COMM_LEN). */
+			if (base && *comm && !strncmp(base + 1, comm, 15) &&
+			    strlen(base + 1) >= strlen(comm)) {
+				mapping_of(&b, f);
+				break;
+			}
+		}
+	}
+	value_type(&b, &prof, P_SAMPLE_TYPE, o->type, o->unit);
+	if (o->type2)
+		value_type(&b, &prof, P_SAMPLE_TYPE, o->type2, o->unit2);
+	add_samples(&b, &prof);
+	add_functions_and_locations(&b, &prof);
+	add_mappings(&b, &prof);
+	pb_uint(&prof, P_TIME_NANOS, (uint64_t)o->time_ns);
+	pb_uint(&prof, P_DURATION_NANOS, (uint64_t)o->duration_ns);
+	value_type(&b, &prof, P_PERIOD_TYPE, o->type2 ? o->type2 : o->type,
+		   o->type2 ? o->unit2 : o->unit);
+	pb_uint(&prof, P_PERIOD, (uint64_t)o->period);
+	if (o->comment)
+		pb_uint(&prof, P_COMMENT, str_index(&b.st, o->comment));
+	/* The string table last: every string is known only now. */
+	for (size_t i = 0; i < b.st.n; i++)
+		pb_bytes(&prof, P_STRING_TABLE, b.st.strs[i], strlen(b.st.strs[i]));
+
+	int rc = gzip_out(out, &prof);
+	free(prof.p);
+	free(b.st.strs);
+	free(b.st.slots);
+	free(b.maps);
+	free(b.used);
+	return rc;
+}
