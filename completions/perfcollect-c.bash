@@ -1,47 +1,145 @@
 # bash completion for perfcollect-c
+# Options complete in perfcollect's spelling (-pid) and as GNU long options (--pid).
+
+# The entries of a trace.zip, for `cat ZIP <TAB>`.
+_perfcollect_c_entries()
+{
+	perfcollect-c ls "$1" 2>/dev/null | awk '{ print $2 }'
+}
+
+# Files whose extension matches an extended glob (and directories to descend into); any file
+# without an argument.
+_perfcollect_c_files()
+{
+	if declare -F _filedir >/dev/null; then
+		_filedir ${1:+"$1"}
+	else
+		local IFS=$'\n'
+		COMPREPLY=($(compgen -d -- "$cur") $(compgen -f ${1:+-X "!*.$1"} -- "$cur"))
+	fi
+}
+
+_perfcollect_c_dirs()
+{
+	if declare -F _filedir >/dev/null; then
+		_filedir -d
+	else
+		local IFS=$'\n'
+		COMPREPLY=($(compgen -d -- "$cur"))
+	fi
+}
+
 _perfcollect_c()
 {
 	local cur prev words cword
-	_init_completion 2>/dev/null || {
+	if declare -F _init_completion >/dev/null; then
+		_init_completion || return
+	else
 		cur=${COMP_WORDS[COMP_CWORD]}
 		prev=${COMP_WORDS[COMP_CWORD-1]}
 		words=("${COMP_WORDS[@]}")
 		cword=$COMP_CWORD
-	}
-	local commands="collect merge view log ls cat stacks setenv install livetrace"
+	fi
+	local commands="collect start stop merge view log ls cat stacks setenv install livetrace"
 	if [ "$cword" -eq 1 ]; then
 		COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
 		return
 	fi
-	local opts=""
-	case ${words[1]} in
-	collect) opts="-pid -collectsec -buffersize -threadtime -offcpu -hwevents -system -o -outdir -nodotnetipc -nolttng -noperf -events -rawevents -gccollectonly -gconly -gcwithheap -help" ;;
+	local cmd=${words[1]} opts=""
+	local collect_opts="-pid -collectsec -buffersize -threadtime -offcpu -hwevents -system -o -outdir -nodotnetipc -nolttng -noperf -events -rawevents -gccollectonly -gconly -gcwithheap -help"
+	case $cmd in
+	collect | start) opts=$collect_opts ;;
+	stop) opts="-o -outdir -help" ;;
 	merge) opts="-o -help" ;;
-	view) opts="-graphtype -processfilter -pid -tid -event -offcpu -flamegraph -folded -top -percent-limit -help" ;;
+	view) opts="-graphtype -processfilter -pid -tid -event -offcpu -format -o -output -flamegraph -folded -diff -title -width -top -percent-limit -viewer -perfopt -help" ;;
 	log) opts="-tail -help" ;;
-	ls | cat | install | livetrace) opts="-help" ;;
-	stacks) opts="-pid -module -o -output -zip -nokernel -help" ;;
+	ls | cat | livetrace) opts="-help" ;;
+	install) opts="-force -help" ;;
+	stacks) opts="-p -pid -module -o -output -zip -nokernel -help" ;;
 	setenv) opts="-help --" ;;
 	esac
-	case $prev in
-	-pid | -tid)
-		COMPREPLY=($(compgen -W "$(ls /proc | grep -E '^[0-9]+$')" -- "$cur"))
+
+	# The value of the option before the cursor (-pid or --pid alike).
+	local p=${prev#-}
+	p=${p#-}
+	case $p in
+	pid | tid | p)
+		if declare -F _pids >/dev/null; then _pids; else
+			COMPREPLY=($(compgen -W "$(ls /proc | grep -E '^[0-9]+$')" -- "$cur"))
+		fi
 		return ;;
-	-graphtype)
+	graphtype)
 		COMPREPLY=($(compgen -W "callee caller" -- "$cur"))
 		return ;;
-	-o | -output | -zip | -outdir | -flamegraph | --flamegraph | -folded | --folded)
-		COMPREPLY=($(compgen -f -- "$cur"))
+	viewer)
+		COMPREPLY=($(compgen -W "perf lttng" -- "$cur"))
 		return ;;
-	-collectsec | -buffersize | -tail | -top | -percent-limit | -processfilter | -module | -events | -event)
+	format)
+		[ "$cmd" = view ] && COMPREPLY=($(compgen -W "text svg folded pprof speedscope" -- "$cur"))
+		return ;;
+	o | outdir | output)
+		# collect, start and stop take a directory; the others write a file.
+		case $cmd in
+		collect | start | stop) _perfcollect_c_dirs ;;
+		*) _perfcollect_c_files ;;
+		esac
+		return ;;
+	zip | flamegraph | folded)
+		_perfcollect_c_files
+		return ;;
+	diff)
+		_perfcollect_c_files '@(trace.zip|nettrace)'
+		return ;;
+	collectsec | buffersize | tail | top | percent-limit | processfilter | module | events | rawevents | event | title | width | perfopt)
 		return ;;
 	esac
+
+	if [[ $cur == --* ]]; then
+		COMPREPLY=($(compgen -W "$(printf -- '-%s ' $opts)" -- "$cur"))
+		return
+	fi
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
-	else
-		case ${words[1]} in
-		merge | view | log | ls | cat) COMPREPLY=($(compgen -f -- "$cur")) ;;
-		esac
+		return
 	fi
+	# The positional words: which one is the cursor on?
+	local i npos=0
+	for ((i = 2; i < cword; i++)); do
+		case ${words[i]} in
+		-o | -outdir | -output | --o | --outdir | --output | -pid | --pid | -p | -tid | --tid | \
+			-collectsec | --collectsec | -buffersize | --buffersize | -events | --events | \
+			-rawevents | --rawevents | -graphtype | --graphtype | -processfilter | \
+			--processfilter | -event | --event | -format | --format | -flamegraph | \
+			--flamegraph | -folded | --folded | -diff | --diff | -title | --title | -width | \
+			--width | -top | --top | -percent-limit | --percent-limit | -viewer | --viewer | \
+			-perfopt | --perfopt | -tail | --tail | -module | --module | -zip | --zip)
+			((i++)) ;;
+		-*) ;;
+		*) ((npos++)) ;;
+		esac
+	done
+	case $cmd in
+	view) [ $npos -eq 0 ] && _perfcollect_c_files '@(trace.zip|nettrace)' ;;
+	log | ls) [ $npos -eq 0 ] && _perfcollect_c_files 'zip' ;;
+	cat)
+		if [ $npos -eq 0 ]; then
+			_perfcollect_c_files 'zip'
+		elif [ $npos -eq 1 ]; then
+			local zip j
+			for ((j = 2; j < cword; j++)); do
+				[[ ${words[j]} != -* ]] && { zip=${words[j]}; break; }
+			done
+			local IFS=$'\n'
+			COMPREPLY=($(compgen -W "$(_perfcollect_c_entries "${zip/#\~/$HOME}")" -- "$cur"))
+		fi ;;
+	merge) [ $npos -eq 0 ] && _perfcollect_c_files ;;
+	stop)
+		# The background collections here: NAME.trace.state files.
+		local s names=""
+		for s in *.trace.state; do
+			[ -e "$s" ] && names+=" ${s%.trace.state}"
+		done
+		COMPREPLY=($(compgen -W "$names" -- "$cur")) ;;
+	esac
 }
 complete -F _perfcollect_c perfcollect-c
