@@ -279,18 +279,23 @@ const char *flamegraph_short_name(const char *name, char *buf, size_t len)
 	size_t ts = type_start(name, (size_t)(colons - name));
 	if (ts < 3 || name[ts - 2] != ']')
 		return name;
-	/* The type without its namespace and generic arguments: "Ns.A`1[Int32]+B" -> "A`1+B". */
+	/* The type without its namespace and generic arguments: "Ns.A`1[Int32]+B" -> "A`1+B";
+	 * compiler-made names keep their angle brackets: "HotLoop+<Rounds>d__2". */
 	size_t o = 0;
-	int depth = 0;
+	int square = 0, angle = 0;
 	for (const char *p = name + ts; p < colons && o + 1 < len; p++) {
-		if (*p == '[' || *p == '<')
-			depth++;
-		if (!depth && *p == '.')
+		if (*p == '[')
+			square++;
+		else if (*p == '<')
+			angle++;
+		if (!square && !angle && *p == '.')
 			o = 0; /* a namespace ends here */
-		else if (!depth)
+		else if (!square)
 			buf[o++] = *p;
-		if ((*p == ']' || *p == '>') && depth > 0)
-			depth--;
+		if (*p == ']' && square > 0)
+			square--;
+		else if (*p == '>' && angle > 0)
+			angle--;
 	}
 	for (const char *p = colons; p < paren && o + 1 < len; p++)
 		buf[o++] = *p;
