@@ -188,7 +188,8 @@ static void read_build_ids(struct perfdata_reader *r, const uint8_t *p, const ui
 		grow_array((void **)&r->build_ids, &cap, r->nbuild_ids + 1, sizeof(*r->build_ids));
 		struct perfdata_build_id *b = &r->build_ids[r->nbuild_ids++];
 		b->pid = e.pid;
-		b->kernel = (e.header.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+		b->kernel =
+		    (e.header.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 		/* Newer perf says how long the id is; older ones always wrote 20 bytes. */
 		b->size = (e.header.misc & PERF_RECORD_MISC_BUILD_ID_SIZE) && e.build_id[20] <= 20
 			      ? e.build_id[20]

@@ -36,7 +36,7 @@ struct perfdata_reader {
 	const void *tracing_data; /* into the map, or tracing_copy */
 	size_t tracing_size;
 	void *tracing_copy;
-	uint32_t comp_type; /* HEADER_COMPRESSED: 1 = zstd */
+	uint32_t comp_type;		     /* HEADER_COMPRESSED: 1 = zstd */
 	struct perfdata_build_id *build_ids; /* HEADER_BUILD_ID, filenames owned */
 	size_t nbuild_ids;
 
