@@ -20,6 +20,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Rows the text takes on a terminal cols wide (long lines wrap). */
@@ -44,8 +45,10 @@ static int page_output(const char *text, size_t len)
 	const char *pager = getenv("PAGER");
 	if (!pager)
 		pager = "less";
-	if (tty && *pager && strcmp(pager, "cat") && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
-	    ws.ws_row && ws.ws_col && screen_rows(text, len, ws.ws_col) >= ws.ws_row) {
+	/* A terminal of unknown size gets the pager, which knows better. */
+	bool fits = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col &&
+		    screen_rows(text, len, ws.ws_col) < ws.ws_row;
+	if (tty && *pager && strcmp(pager, "cat") && !fits) {
 		setenv("LESS", "FRX", 0);
 		fflush(stdout);
 		FILE *p = popen(pager, "w");
@@ -443,6 +446,12 @@ static int run_diff(const struct view_opts *vo, const char *input, struct view *
 	return rc;
 }
 
+static bool same_file(const char *a, const char *b)
+{
+	struct stat x, y;
+	return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
 /* The outputs the options ask for (at most 3); -1 after a message when they make no sense. */
 static int plan_outputs(const struct view_opts *vo, const char *input, struct output *outs,
 			size_t *n, char **owned)
@@ -482,6 +491,16 @@ static int plan_outputs(const struct view_opts *vo, const char *input, struct ou
 			    default_output(input, export_extension((enum export_format)f));
 		outs[(*n)++] = (struct output){(enum export_format)f, path};
 	}
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp(outs[i].path, "-") &&
+		    (str_endswith(outs[i].path, ".trace.zip") || same_file(outs[i].path, input) ||
+		     (vo->diff && same_file(outs[i].path, vo->diff)))) {
+			fprintf(stderr,
+				"perfcollect-c view: will not write %s over a trace; name another "
+				"file\n",
+				outs[i].path);
+			return -1;
+		}
 	if (vo->diff && (*n > 1 || (*n == 1 && outs[0].format != EXPORT_SVG))) {
 		fprintf(stderr,
 			"perfcollect-c view: -diff makes a text table or an SVG flame graph "

@@ -63,49 +63,15 @@ static void pb_msg(struct pb *b, unsigned field, struct pb *sub)
 
 /* ---- the string table ---- */
 
+/* A functable interns each distinct string once, numbered from 0 in order of arrival: the
+ * profile's string table ("" first, as pprof wants). */
 struct strtab {
-	const char **strs; /* index -> string (borrowed) */
-	size_t n, cap;
-	uint32_t *slots; /* open addressing: index + 1 */
-	size_t nslots;
+	struct functable *ft;
 };
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static void strtab_rehash(struct strtab *t)
-{
-	size_t n = t->nslots ? t->nslots * 2 : 256;
-	uint32_t *slots = xcalloc(n, sizeof(*slots));
-	for (size_t i = 0; i < t->n; i++) {
-		size_t j = str_hash(t->strs[i]) & (n - 1);
-		while (slots[j])
-			j = (j + 1) & (n - 1);
-		slots[j] = (uint32_t)i + 1;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = n;
-}
-
-/* The index of s; the table keeps the pointer, which must outlive it. */
 static uint64_t str_index(struct strtab *t, const char *s)
 {
-	if (2 * (t->n + 1) > t->nslots)
-		strtab_rehash(t);
-	size_t j = str_hash(s) & (t->nslots - 1);
-	for (; t->slots[j]; j = (j + 1) & (t->nslots - 1))
-		if (!strcmp(t->strs[t->slots[j] - 1], s))
-			return t->slots[j] - 1;
-	grow_array((void **)&t->strs, &t->cap, t->n + 1, sizeof(*t->strs));
-	t->strs[t->n] = s;
-	t->slots[j] = (uint32_t)++t->n;
-	return t->n - 1;
+	return functable_intern(t->ft, s, "", FRAME_NATIVE);
 }
 
 /* ---- the profile ---- */
@@ -312,6 +278,7 @@ int pprof_write(FILE *out, const struct calltree *t, const struct pprof_opts *o)
 	size_t nf = functable_count(b.ft);
 	b.used = xcalloc(nf ? nf : 1, sizeof(*b.used));
 	struct pb prof = {0};
+	b.st.ft = functable_new();
 	str_index(&b.st, ""); /* string 0 is always "" */
 
 	/* Viewers call the first mapping the profile's main binary: make it the heaviest
@@ -343,13 +310,14 @@ int pprof_write(FILE *out, const struct calltree *t, const struct pprof_opts *o)
 	if (o->comment)
 		pb_uint(&prof, P_COMMENT, str_index(&b.st, o->comment));
 	/* The string table last: every string is known only now. */
-	for (size_t i = 0; i < b.st.n; i++)
-		pb_bytes(&prof, P_STRING_TABLE, b.st.strs[i], strlen(b.st.strs[i]));
+	for (uint32_t i = 0; i < functable_count(b.st.ft); i++) {
+		const char *str = functable_sym(b.st.ft, i);
+		pb_bytes(&prof, P_STRING_TABLE, str, strlen(str));
+	}
 
 	int rc = gzip_out(out, &prof);
 	free(prof.p);
-	free(b.st.strs);
-	free(b.st.slots);
+	functable_free(b.st.ft);
 	free(b.maps);
 	free(b.used);
 	return rc;

@@ -19,7 +19,7 @@ check "-pid 999999: no trace left behind" test ! -e nope.trace -a ! -e nope.trac
 one_line_failure "unknown option" "unknown option '-colectsec'; did you mean '-collectsec'" \
 	"$PC" collect x -colectsec 1
 one_line_failure "no name" "a trace name is needed" "$PC" collect -collectsec 1
-one_line_failure "bad size" "invalid size" "$PC" collect x -buffersize 12Q
+one_line_failure "bad size" "is not a size" "$PC" collect x -buffersize 12Q
 one_line_failure "name with a slash" "plain name" "$PC" collect ../x -pid $$
 
 "$PC" collect --help >help.txt 2>&1
@@ -53,7 +53,7 @@ fi
 
 if [ "$(id -u)" = 0 ] && command -v perf >/dev/null; then
 	# Accepted perfcollect options that do not apply: said on screen and in the log.
-	"$WORKLOADS/hot" 5 &
+	"$WORKLOADS/hot" 60 &
 	hot=$!
 	cleanup_hooks+=("kill $hot 2>/dev/null")
 	"$PC" collect opts -pid "$hot" -collectsec 1 -gconly -nolttng -threadtime 2>opts.err

@@ -44,8 +44,17 @@ rc=0
 "$PC" view new.txt -diff nosuch.txt >dn.out 2>&1 || rc=$?
 check "-diff of a missing trace: exit 1, one line" bash -c "[ $rc = 1 ] && [ \$(wc -l <dn.out) = 1 ]"
 
+cp new.txt new.keep
+rc=0
+"$PC" view new.txt -format folded -o new.txt >ow.out 2>&1 || rc=$?
+check "an output named as the input is refused, the input kept" \
+	bash -c "[ $rc = 2 ] && cmp -s new.txt new.keep && grep -q 'will not write new.txt over a trace' ow.out"
+rc=0
+"$PC" view new.txt -diff old.txt -format svg -o old.txt >ow2.out 2>&1 || rc=$?
+check "  so is one named as -diff's trace" bash -c "[ $rc = 2 ] && grep -q 'cpu-clock' old.txt"
+
 # The pager: PAGER records that it ran.  A 1000-row terminal holds the short report; a
-# 10-row one does not.
+# 10-row one does not.  (script needs a standard input, even an empty one.)
 cat >pager.sh <<'PAGER'
 #!/bin/sh
 echo paged >>"$PAGER_LOG"
@@ -53,9 +62,9 @@ cat >/dev/null
 PAGER
 chmod +x pager.sh
 export PAGER_LOG=$T/pager.log PAGER=$T/pager.sh
-script -qec "stty rows 1000 cols 200; '$PC' view new.txt" /dev/null >short.tty
+script -qec "stty rows 1000 cols 200; '$PC' view new.txt" /dev/null </dev/null >short.tty
 check "a report that fits the screen is printed, not paged" \
 	bash -c "! [ -e pager.log ] && grep -q 'Top functions by self samples' short.tty"
-script -qec "stty rows 10 cols 200; '$PC' view new.txt" /dev/null >/dev/null
+script -qec "stty rows 10 cols 200; '$PC' view new.txt" /dev/null </dev/null >/dev/null
 check "one longer than the screen goes through \$PAGER" grep -qx paged pager.log
 finish

@@ -23,7 +23,7 @@ function el(tag, attrs, text) {
 }
 const root = el('svg', {});
 const byId = {};
-for (const id of ['details', 'matched', 'unzoom', 'search'])
+for (const id of ['details', 'matched', 'unzoom', 'search', 'ic'])
 	byId[id] = root.add(el('text', {id}));
 const groups = [];
 const re = /<g class="f" data-s="(\d+)" data-n="(\d+)" data-d="(\d+)"><title>([^<]*)<\/title><rect x="([\d.]+)" y="[\d.]+" width="([\d.]+)"[^>]* fill="([^"]+)"[^>]*\/><text[^>]*>([^<]*)<\/text><\/g>/g;
