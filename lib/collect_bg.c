@@ -240,11 +240,11 @@ static void on_recording(void *arg)
 static void run_child(struct collect_opts *o, struct bg_paths *p, int ready_fd, int out_fd)
 {
 	setsid();
+	dup2(out_fd, STDOUT_FILENO);
+	dup2(out_fd, STDERR_FILENO);
 	int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (null_fd >= 0)
 		dup2(null_fd, STDIN_FILENO);
-	dup2(out_fd, STDOUT_FILENO);
-	dup2(out_fd, STDERR_FILENO);
 	struct child c = {.paths = p, .ready_fd = ready_fd};
 	c.st.pid = getpid();
 	c.st.starttime = proc_starttime(c.st.pid);
@@ -294,8 +294,23 @@ static int clear_old_state(const struct bg_paths *p, const char *name, const cha
 	return explain_stale(p, &st, name);
 }
 
+/* A command started with 0, 1 or 2 closed (CI, cron) would hand them out as the output file
+ * or the pipe, and the child's redirections would then close what they mean to keep. */
+static void open_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+			int n = open("/dev/null", fd ? O_WRONLY : O_RDONLY);
+			if (n >= 0 && n != fd) {
+				dup2(n, fd);
+				close(n);
+			}
+		}
+}
+
 int collect_bg_start(struct collect_opts *o)
 {
+	open_std_fds();
 	struct bg_paths p;
 	paths_init(&p, o->name, o->outdir);
 	char *again = o->outdir && *o->outdir ? xasprintf(" -o %s", o->outdir) : xstrdup("");
