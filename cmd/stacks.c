@@ -95,7 +95,7 @@ int cmd_stacks(int argc, char **argv)
 		return 2;
 	}
 
-	struct stacks_opts so = {.kernel = !nokernel};
+	struct stacks_opts so = {.kernel = !nokernel, .dotnet = true};
 	struct stacks_snapshot *s = stacks_snapshot_take((pid_t)pid, &so);
 	if (!s) {
 		fprintf(stderr, "perfcollect-c stacks: %s\n", pc_strerror());

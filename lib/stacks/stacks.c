@@ -5,7 +5,10 @@
 #include "stacks.h"
 
 #include "base/proc.h"
-#include "symbols/perfmap.h"
+#include "clr_locks.h"
+#include "dotnet/dotnet_ipc.h"
+#include "dotnet/dotnet_maps.h"
+#include "symbols/symbols_jit.h"
 
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -398,8 +401,25 @@ static char *srcline_of(Dwfl_Module *mod, Dwarf_Addr addr)
 	return xasprintf("%s:%d", base ? base + 1 : file, lineno);
 }
 
-static void name_frame(Dwfl *dwfl, const struct perfmap *pm, const char *pm_name, uint64_t pc,
-		       bool activation, struct stack_frame *f)
+/* A .NET method as its runtime names it in maps, "void [pc-hang-app] Program::TakeAB()",
+ * becomes "Program.TakeAB()" in module "pc-hang-app", as C# developers write it (and as
+ * dotnet-stack shows it); anything else (stubs, other JITs) is kept as it is. */
+static void managed_name(const char *raw, char **text, char **module)
+{
+	const char *open = strstr(raw, " [");
+	const char *close = open ? strstr(open + 2, "] ") : NULL;
+	const char *colons = close ? strstr(close + 2, "::") : NULL;
+	if (!colons || memchr(open + 2, ' ', close - open - 2)) {
+		*text = xstrdup(raw);
+		return;
+	}
+	*module = xstrndup(open + 2, close - open - 2);
+	const char *name = close + 2;
+	*text = xasprintf("%.*s.%s", (int)(colons - name), name, colons + 2);
+}
+
+static void name_frame(Dwfl *dwfl, struct jit_proc *jp, uint64_t now, uint64_t pc, bool activation,
+		       struct stack_frame *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->pc = pc;
@@ -417,14 +437,17 @@ static void name_frame(Dwfl *dwfl, const struct perfmap *pm, const char *pm_name
 		if (sym)
 			f->srcline = srcline_of(mod, at);
 	}
-	if (!sym && pm) {
-		const struct perfmap_entry *e = perfmap_lookup(pm, at);
-		if (e) {
-			sym = e->name;
-			off = at - e->start;
-			free(f->module);
-			f->module = xstrdup(pm_name);
-		}
+	uint64_t start;
+	const char *jit = !sym && jp ? jit_proc_lookup_start(jp, at, now, &start) : NULL;
+	if (jit) {
+		char *text = NULL, *module = NULL;
+		managed_name(jit, &text, &module);
+		free(f->module);
+		f->module = module ? module : xstrdup(jp->dso_name);
+		f->text = xasprintf("%s+0x%" PRIx64, text, pc - start);
+		f->jit = true;
+		free(text);
+		return;
 	}
 	if (!sym)
 		return;
@@ -438,48 +461,74 @@ static void name_frame(Dwfl *dwfl, const struct perfmap *pm, const char *pm_name
 	free(demangled);
 }
 
-static struct perfmap *load_perfmap(struct stacks_snapshot *s, uid_t uid)
+/* Code no ELF file names: anonymous executable memory, the runtime's double-mapped code
+ * (/memfd:doublemapper) and .NET images (ReadyToRun code in *.dll). */
+static bool jit_like(const struct stack_frame *f)
 {
-	char *name = xasprintf("/tmp/perf-%d.map", (int)s->nspid);
-	char probe[128];
-	snprintf(probe, sizeof(probe), "/proc/%d/root%s", (int)s->pid, name);
-	struct stat st;
-	struct perfmap *pm = NULL;
-	if (lstat(probe, &st) < 0) {
-		free(name);
-		return NULL;
-	}
-	int fd = safe_open_in_root(s->pid, name, uid);
-	if (fd < 0) {
-		s->perfmap_note = xasprintf("not using %s", pc_strerror());
-		free(name);
-		return NULL;
-	}
-	pm = perfmap_load_fd(fd);
-	close(fd);
-	if (!pm) {
-		s->perfmap_note = xasprintf("%s: %s", name, pc_strerror());
-		free(name);
-		return NULL;
-	}
-	s->perfmap_path = name;
-	return pm;
+	return !f->text &&
+	       (!f->module || str_startswith(f->module, "/memfd:") ||
+		str_endswith(f->module, ".dll") || str_endswith(f->module, ".dll (deleted)"));
 }
 
-static void name_all(Dwfl *dwfl, struct stacks_snapshot *s, struct traced *tr, uid_t uid)
+/* The jitdump a process writes is mmapped by it (perf's marker): its path as it sees it. */
+static char *mapped_jitdump(pid_t pid, pid_t nspid)
 {
-	struct perfmap *pm = load_perfmap(s, uid);
+	char path[64], want[48];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	snprintf(want, sizeof(want), "/jit-%d.dump", (int)nspid);
+	char *maps = read_file(path, NULL), *found = NULL;
+	for (char *line = maps ? strtok(maps, "\n") : NULL; line && !found;
+	     line = strtok(NULL, "\n")) {
+		char *slash = strchr(line, '/');
+		if (slash && str_endswith(slash, want))
+			found = xstrdup(slash);
+	}
+	free(maps);
+	return found;
+}
+
+static void name_all(Dwfl *dwfl, struct stacks_snapshot *s, struct traced *tr,
+		     const struct dotnet_maps *dm)
+{
+	struct jit_procs *jit = jit_procs_new(NULL, true);
+	struct jit_proc *jp = jit_procs_get(jit, (uint32_t)s->pid);
+	if (dm->dir)
+		jp->map_dir = xstrdup(dm->dir);
+	jp->jitdump_hint = mapped_jitdump(s->pid, s->nspid);
+	jit_proc_load(jit, jp);
+	uint64_t now = monotonic_ns();
+	size_t jit_frames = 0;
 	for (size_t i = 0; i < s->nthreads; i++) {
 		struct thread_stack *ts = &s->threads[i];
 		if (!tr[i].npcs)
 			continue;
 		ts->uframes = xcalloc(tr[i].npcs, sizeof(*ts->uframes));
-		for (size_t j = 0; j < tr[i].npcs; j++)
-			name_frame(dwfl, pm, s->perfmap_path, tr[i].pcs[j], tr[i].activation[j],
-				   &ts->uframes[j]);
+		for (size_t j = 0; j < tr[i].npcs; j++) {
+			struct stack_frame *f = &ts->uframes[j];
+			name_frame(dwfl, jp, now, tr[i].pcs[j], tr[i].activation[j], f);
+			jit_frames += f->jit;
+			s->unnamed_jit += jit_like(f);
+		}
 		ts->nuframes = tr[i].npcs;
 	}
-	perfmap_free(pm);
+	/* Which files named them, and why others stayed unnamed. */
+	char *used = NULL;
+	for (int k = 0; k < 3; k++) {
+		if (!jp->found[k] || k == JIT_PERFINFO_MAP)
+			continue;
+		char *more =
+		    xasprintf("%s%s%s", used ? used : "", used ? " and " : "", jp->found[k]);
+		free(used);
+		used = more;
+	}
+	if (used && jit_frames)
+		s->jit_files = used;
+	else
+		free(used);
+	for (int k = 0; k < 3 && !s->jit_note; k++)
+		if (jp->why[k] && str_startswith(jp->why[k], "refused"))
+			s->jit_note = xasprintf("not using %s", jp->why[k]);
+	jit_procs_free(jit);
 }
 
 /* ---- the snapshot ---- */
@@ -490,7 +539,34 @@ static int cmp_thread(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-static void find_lock_waits(struct stacks_snapshot *s)
+/* Threads in a futex wait that is no pthread mutex: a .NET Monitor? */
+static void find_monitor_waits(struct stacks_snapshot *s, const pid_t *nstids)
+{
+	struct clr_scan *c = clr_scan_new(s->pid, nstids, s->nthreads);
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct thread_stack *ts = &s->threads[i];
+		if (ts->wait.kind != LOCK_WAIT_FUTEX)
+			continue;
+		struct clr_monitor_wait w;
+		clr_scan_thread(c, ts->nstid, ts->syscall.sp, &w);
+		if (!w.found)
+			continue;
+		pid_t owner = 0;
+		for (size_t j = 0; j < s->nthreads && !owner; j++)
+			if (nstids[j] == w.owner_ns)
+				owner = s->threads[j].tid;
+		ts->wait = (struct lock_wait){
+		    .kind = LOCK_WAIT_MONITOR,
+		    .addr = w.lock,
+		    .object = w.object,
+		    .owner = owner,
+		    .owner_ns = w.owner_ns,
+		};
+	}
+	clr_scan_free(c);
+}
+
+static void find_lock_waits(struct stacks_snapshot *s, bool dotnet)
 {
 	pid_t *tids = xcalloc(s->nthreads, sizeof(*tids));
 	pid_t *nstids = xcalloc(s->nthreads, sizeof(*nstids));
@@ -501,6 +577,8 @@ static void find_lock_waits(struct stacks_snapshot *s)
 	for (size_t i = 0; i < s->nthreads; i++)
 		futex_lock_wait(s->pid, &s->threads[i].syscall, tids, nstids, s->nthreads,
 				&s->threads[i].wait);
+	if (dotnet)
+		find_monitor_waits(s, nstids);
 	free(tids);
 	free(nstids);
 }
@@ -548,6 +626,7 @@ static void free_traced(struct traced *tr, size_t n)
 
 struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts *o)
 {
+	uint64_t t0 = monotonic_ns();
 	struct proc_status st;
 	if (pid <= 0 || !proc_exists(pid) || proc_status(pid, &st) < 0) {
 		pc_err("no process with PID %d", (int)pid);
@@ -569,6 +648,15 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 	struct target t = {.pid = pid, .uid = st.uid};
 	read_vmas(&t);
 
+	/* Managed frames are named from the runtime's maps: they must be written before the
+	 * threads stop (the runtime answers from them). */
+	struct dotnet_maps dm;
+	memset(&dm, 0, sizeof(dm));
+	if (o->dotnet)
+		dotnet_maps_borrow(pid, o->ipc_timeout_ms ? o->ipc_timeout_ms : 2000, &dm);
+	else
+		dm.runtime = dotnet_runtime_present(pid);
+
 	/* Ctrl+C while the target is stopped would leave it missing any signal we hold. */
 	sigset_t block, old;
 	sigemptyset(&block);
@@ -583,7 +671,7 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 	s->have_kernel = o->kernel && !s->kernel_note;
 	Dwfl *dwfl = NULL;
 	if (r == 0) {
-		find_lock_waits(s);
+		find_lock_waits(s, dm.runtime);
 		char *why = NULL;
 		dwfl = open_dwfl(s, &t, &why);
 		if (dwfl)
@@ -598,7 +686,17 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
 	if (r == 0 && dwfl)
-		name_all(dwfl, s, tr, st.uid);
+		name_all(dwfl, s, tr, &dm);
+	dotnet_maps_return(pid, &dm);
+	s->dotnet = dm.runtime;
+	if (dm.why)
+		s->dotnet_note = xstrdup(dm.why);
+	else if (dm.runtime && !o->dotnet && !dm.dir)
+		s->dotnet_note =
+		    xstrdup("asking its runtime for perf maps was turned off (-nodotnetipc)");
+	if (dm.done)
+		s->dotnet_done = xstrdup(dm.done);
+	dotnet_maps_free(&dm);
 	if (dwfl)
 		dwfl_end(dwfl);
 	free_traced(tr, s->nthreads);
@@ -608,6 +706,7 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 		return NULL;
 	}
 	qsort(s->threads, s->nthreads, sizeof(*s->threads), cmp_thread);
+	s->total_ns = monotonic_ns() - t0;
 	return s;
 }
 
@@ -632,8 +731,10 @@ void stacks_snapshot_free(struct stacks_snapshot *s)
 	}
 	free(s->threads);
 	free(s->kernel_note);
-	free(s->perfmap_path);
-	free(s->perfmap_note);
+	free(s->jit_files);
+	free(s->jit_note);
+	free(s->dotnet_note);
+	free(s->dotnet_done);
 	free(s);
 }
 

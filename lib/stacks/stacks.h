@@ -8,10 +8,15 @@
  * there is none), and detaches.  Threads interrupted in a syscall restart it, as under gdb
  * or eu-stack; a pending signal seen while stopped is handed back on detach.
  *
+ * A .NET process: before the stop its JIT maps are found, or borrowed from its runtime for
+ * the moment (dotnet/dotnet_maps.h; each IPC step with a short timeout); while stopped, the
+ * Monitor each blocked thread waits for and its owner are read (clr_locks.h); managed frames
+ * are named from the perf map and jitdump (symbols/symbols_jit.h) and the maps given back.
+ *
  * ELF files are opened through /proc/<pid>/map_files (the very file that is mapped, also in
  * another mount namespace or when deleted), else inside /proc/<pid>/root.  Addresses no ELF
- * file names (JIT code) are looked up in /proc/<pid>/root/tmp/perf-<nspid>.map, opened with
- * safe_open_in_root().
+ * file names (JIT code) are looked up in the process's jitdump and perf-<nspid>.map inside
+ * /proc/<pid>/root, opened with safe_open_in_root().
  */
 #ifndef PC_STACKS_H
 #define PC_STACKS_H
@@ -26,6 +31,7 @@ struct stack_frame {
 	char *module;  /* path as the target sees it, "/tmp/perf-<nspid>.map", or NULL (kernel
 			  frames: NULL for the kernel itself, the module name otherwise) */
 	char *srcline; /* "file.c:42" when debug info says so, else NULL */
+	bool jit;      /* named from a JIT map (module: the .NET assembly, or the map) */
 };
 
 struct thread_stack {
@@ -51,13 +57,20 @@ struct stacks_snapshot {
 	size_t nthreads;
 	bool have_kernel;    /* kernel stacks were read */
 	char *kernel_note;   /* why not, when they were asked for */
-	char *perfmap_path;  /* the perf map used, as the target names it; NULL if none */
-	char *perfmap_note;  /* why a perf map was not used, when one exists; else NULL */
+	char *jit_files;     /* the JIT maps that named frames, as we reached them; or NULL */
+	char *jit_note;	     /* why a JIT map there was not used; or NULL */
+	bool dotnet;	     /* a .NET runtime is loaded */
+	char *dotnet_note;   /* why managed frames may be unnamed; or NULL */
+	char *dotnet_done;   /* what its runtime was asked for; or NULL */
+	size_t unnamed_jit;  /* frames in JIT code or .NET images left unnamed */
 	uint64_t stopped_ns; /* how long the threads were stopped */
+	uint64_t total_ns;   /* how long the whole snapshot took */
 };
 
 struct stacks_opts {
-	bool kernel; /* read kernel stacks (default true) */
+	bool kernel;	    /* read kernel stacks (default true) */
+	bool dotnet;	    /* ask a .NET runtime for its JIT maps when it writes none */
+	int ipc_timeout_ms; /* per IPC step; 0: 2000 */
 };
 
 /* Takes the snapshot.  NULL with pc_err() when the process cannot be read at all (no such
