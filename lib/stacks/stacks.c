@@ -55,10 +55,11 @@ struct target {
 
 /* ---- /proc while the threads still sleep ---- */
 
-static void parse_kernel_stack(char *text, struct thread_stack *ts)
+size_t stacks_parse_kernel_stack(char *text, struct stack_frame **frames)
 {
-	size_t cap = 0;
-	for (char *line = strtok(text, "\n"); line && ts->nkframes < MAX_KERNEL_FRAMES;
+	size_t cap = 0, n = 0;
+	*frames = NULL;
+	for (char *line = strtok(text, "\n"); line && n < MAX_KERNEL_FRAMES;
 	     line = strtok(NULL, "\n")) {
 		/* "[<0>] anon_pipe_read+0x366/0x410" or "... func+0x1/0x2 [module]" */
 		char *p = line;
@@ -79,12 +80,13 @@ static void parse_kernel_stack(char *text, struct thread_stack *ts)
 			if (ml >= 2 && m[0] == '[' && m[ml - 1] == ']')
 				mod = xstrndup(m + 1, ml - 2);
 		}
-		grow_array((void **)&ts->kframes, &cap, ts->nkframes + 1, sizeof(*ts->kframes));
-		struct stack_frame *f = &ts->kframes[ts->nkframes++];
+		grow_array((void **)frames, &cap, n + 1, sizeof(**frames));
+		struct stack_frame *f = &(*frames)[n++];
 		memset(f, 0, sizeof(*f));
 		f->text = xstrdup(p);
 		f->module = mod;
 	}
+	return n;
 }
 
 static void read_small(pid_t pid, pid_t tid, const char *name, char *buf, size_t len)
@@ -130,7 +132,7 @@ static bool read_thread_proc(pid_t pid, struct thread_stack *ts, bool kernel, ch
 					       "(CONFIG_STACKTRACE)");
 		return true;
 	}
-	parse_kernel_stack(text, ts);
+	ts->nkframes = stacks_parse_kernel_stack(text, &ts->kframes);
 	free(text);
 	return true;
 }
@@ -710,7 +712,7 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 	return s;
 }
 
-static void free_frames(struct stack_frame *f, size_t n)
+void stacks_free_frames(struct stack_frame *f, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(f[i].text);
@@ -725,8 +727,8 @@ void stacks_snapshot_free(struct stacks_snapshot *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->nthreads; i++) {
-		free_frames(s->threads[i].kframes, s->threads[i].nkframes);
-		free_frames(s->threads[i].uframes, s->threads[i].nuframes);
+		stacks_free_frames(s->threads[i].kframes, s->threads[i].nkframes);
+		stacks_free_frames(s->threads[i].uframes, s->threads[i].nuframes);
 		free(s->threads[i].user_error);
 	}
 	free(s->threads);

@@ -78,6 +78,11 @@ struct stacks_opts {
 struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts *o);
 void stacks_snapshot_free(struct stacks_snapshot *s);
 
+/* Parses /proc/<pid>/task/<tid>/stack text (modified in place) into frames, innermost
+ * first: text "func+0x1/0x2", module the kernel module's name or NULL.  Returns how many. */
+size_t stacks_parse_kernel_stack(char *text, struct stack_frame **frames);
+void stacks_free_frames(struct stack_frame *f, size_t n);
+
 /* The thread with this tid, or NULL. */
 const struct thread_stack *stacks_find_thread(const struct stacks_snapshot *s, pid_t tid);
 

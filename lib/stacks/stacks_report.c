@@ -1,6 +1,8 @@
 /* stacks_report: see stacks_report.h. */
 #include "stacks_report.h"
 
+#include "kstacks.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +23,8 @@ static bool module_matches(const char *module, const char *name)
 
 bool stacks_thread_has_module(const struct thread_stack *t, const char *name)
 {
-	for (size_t i = 0; i < t->nkframes; i++)
-		if (module_matches(t->kframes[i].module ? t->kframes[i].module : "kernel", name))
-			return true;
+	if (kstacks_frames_have(t->kframes, t->nkframes, name))
+		return true;
 	for (size_t i = 0; i < t->nuframes; i++)
 		if (module_matches(t->uframes[i].module, name))
 			return true;
@@ -381,7 +382,8 @@ int stacks_report_write(FILE *f, const struct stacks_snapshot *s,
 	bool *keep = xcalloc(s->nthreads + 1, sizeof(*keep));
 	size_t nkeep = 0;
 	for (size_t i = 0; i < s->nthreads; i++) {
-		keep[i] = !o->module || stacks_thread_has_module(&s->threads[i], o->module);
+		keep[i] = (!o->module || stacks_thread_has_module(&s->threads[i], o->module)) &&
+			  (!o->states || strchr(o->states, s->threads[i].state));
 		nkeep += keep[i];
 	}
 	fprintf(f, "Process %d (%s): %zu thread%s", (int)s->pid, s->comm, s->nthreads,
@@ -390,9 +392,10 @@ int stacks_report_write(FILE *f, const struct stacks_snapshot *s,
 		fprintf(f, ", PID %d in its namespace", (int)s->nspid);
 	fprintf(f, ", stopped for %.1f ms (snapshot %.1f ms)\n", s->stopped_ns / 1e6,
 		s->total_ns / 1e6);
-	if (o->module)
-		fprintf(f, "Showing the %zu thread%s with %s on the stack\n", nkeep,
-			nkeep == 1 ? "" : "s", o->module);
+	if (o->module || o->states)
+		fprintf(f, "Showing the %zu thread%s%s%s%s%s\n", nkeep, nkeep == 1 ? "" : "s",
+			o->module ? " with " : "", o->module ? o->module : "",
+			o->module ? " on the stack" : "", o->states ? " in that state" : "");
 	if (s->kernel_note)
 		fprintf(f, "No kernel stacks: %s\n", s->kernel_note);
 	if (s->dotnet_done)

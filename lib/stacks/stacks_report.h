@@ -29,11 +29,13 @@
 
 struct stacks_report_opts {
 	const char *module; /* NULL: all threads */
+	const char *states; /* keep threads whose state letter is in it; NULL: all */
 };
 
 /* true if any frame of the thread is in module `name`: its path, its file name, or its file
  * name cut before a '.' ("libc" and "libc.so" match libc.so.6, "lib" does not); "kernel"
- * matches frames in the kernel proper, a kernel module's name its frames. */
+ * matches frames in the kernel proper, a kernel module's name its frames, a kernel function's
+ * name the frames in it. */
 bool stacks_thread_has_module(const struct thread_stack *t, const char *name);
 
 int stacks_report_write(FILE *f, const struct stacks_snapshot *s,
