@@ -420,8 +420,8 @@ static void managed_name(const char *raw, char **text, char **module)
 	*text = xasprintf("%.*s.%s", (int)(colons - name), name, colons + 2);
 }
 
-static void name_frame(Dwfl *dwfl, struct jit_proc *jp, uint64_t now, uint64_t pc, bool activation,
-		       struct stack_frame *f)
+static void name_frame(Dwfl *dwfl, struct jit_proc *jp, const char *jit_dso, uint64_t now,
+		       uint64_t pc, bool activation, struct stack_frame *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->pc = pc;
@@ -445,7 +445,7 @@ static void name_frame(Dwfl *dwfl, struct jit_proc *jp, uint64_t now, uint64_t p
 		char *text = NULL, *module = NULL;
 		managed_name(jit, &text, &module);
 		free(f->module);
-		f->module = module ? module : xstrdup(jp->dso_name);
+		f->module = module ? module : xstrdup(jit_dso);
 		f->text = xasprintf("%s+0x%" PRIx64, text, pc - start);
 		f->jit = true;
 		free(text);
@@ -498,6 +498,11 @@ static void name_all(Dwfl *dwfl, struct stacks_snapshot *s, struct traced *tr,
 		jp->map_dir = xstrdup(dm->dir);
 	jp->jitdump_hint = mapped_jitdump(s->pid, s->nspid);
 	jit_proc_load(jit, jp);
+	/* JIT code that is not .NET's is in the map "(/tmp/perf-<nspid>.map)", as perf says */
+	enum jit_file_kind named_by = jp->found[JIT_PERF_MAP] ? JIT_PERF_MAP : JIT_DUMP;
+	const char *jit_dso = jp->found[named_by] && jp->src[named_by].root_pid
+				  ? jp->src[named_by].path
+				  : jp->dso_name;
 	uint64_t now = monotonic_ns();
 	size_t jit_frames = 0;
 	for (size_t i = 0; i < s->nthreads; i++) {
@@ -507,7 +512,7 @@ static void name_all(Dwfl *dwfl, struct stacks_snapshot *s, struct traced *tr,
 		ts->uframes = xcalloc(tr[i].npcs, sizeof(*ts->uframes));
 		for (size_t j = 0; j < tr[i].npcs; j++) {
 			struct stack_frame *f = &ts->uframes[j];
-			name_frame(dwfl, jp, now, tr[i].pcs[j], tr[i].activation[j], f);
+			name_frame(dwfl, jp, jit_dso, now, tr[i].pcs[j], tr[i].activation[j], f);
 			jit_frames += f->jit;
 			s->unnamed_jit += jit_like(f);
 		}
@@ -518,8 +523,9 @@ static void name_all(Dwfl *dwfl, struct stacks_snapshot *s, struct traced *tr,
 	for (int k = 0; k < 3; k++) {
 		if (!jp->found[k] || k == JIT_PERFINFO_MAP)
 			continue;
-		char *more =
-		    xasprintf("%s%s%s", used ? used : "", used ? " and " : "", jp->found[k]);
+		/* named as the target sees it: /tmp/perf-1.map in a container is its own */
+		char *more = xasprintf("%s%s%s", used ? used : "", used ? " and " : "",
+				       jp->src[k].root_pid ? jp->src[k].path : jp->found[k]);
 		free(used);
 		used = more;
 	}
@@ -528,8 +534,10 @@ static void name_all(Dwfl *dwfl, struct stacks_snapshot *s, struct traced *tr,
 	else
 		free(used);
 	for (int k = 0; k < 3 && !s->jit_note; k++)
-		if (jp->why[k] && str_startswith(jp->why[k], "refused"))
-			s->jit_note = xasprintf("not using %s", jp->why[k]);
+		if (jp->why[k] && str_startswith(jp->why[k], "refused: "))
+			s->jit_note =
+			    xasprintf("%s: not using %s", k == JIT_DUMP ? "Jitdump" : "Perf map",
+				      jp->why[k] + strlen("refused: "));
 	jit_procs_free(jit);
 }
 

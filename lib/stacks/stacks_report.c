@@ -403,7 +403,7 @@ int stacks_report_write(FILE *f, const struct stacks_snapshot *s,
 	if (s->jit_files)
 		fprintf(f, "JIT frames named from %s\n", s->jit_files);
 	if (s->jit_note)
-		fprintf(f, "JIT maps: %s\n", s->jit_note);
+		fprintf(f, "%s\n", s->jit_note);
 	if (s->unnamed_jit)
 		fprintf(f, "%zu frame%s in JIT code or .NET images unnamed%s%s\n", s->unnamed_jit,
 			s->unnamed_jit == 1 ? "" : "s", s->dotnet_note ? ": " : "",
