@@ -14,12 +14,14 @@ DLL=$(sh "$TEST_SRCDIR/workloads/dotnet-hang/build.sh") || rc=$?
 [ "$rc" = 77 ] && skip "${DLL#SKIP: }"
 [ "$rc" = 0 ] || { echo "FAIL: building the hanging .NET app (see above)"; exit 1; }
 
-# start_hang NAME MODE [VAR=VALUE...]: runs the app and waits for "ready"; sets PID.
+# start_hang NAME MODE [VAR=VALUE...]: runs the app ($DOTNET $DLL) and waits for "ready";
+# sets PID.
+DOTNET=dotnet
 start_hang() {
 	local name=$1 mode=$2
 	shift 2
 	env -u DOTNET_PerfMapEnabled -u COMPlus_PerfMapEnabled DOTNET_CLI_TELEMETRY_OPTOUT=1 \
-		"$@" dotnet "$DLL" "$mode" >"$T/$name.out" 2>&1 &
+		"$@" $DOTNET "$DLL" "$mode" >"$T/$name.out" 2>&1 &
 	PID=$!
 	cleanup_hooks+=("kill -9 $PID 2>/dev/null; rm -f /tmp/dotnet-diagnostic-$PID-*-socket /tmp/clr-debug-pipe-$PID-*")
 	wait_until 60 grep -q "^ready $PID\$" "$T/$name.out" ||
@@ -144,5 +146,28 @@ if start_hang lock lock 2>/dev/null && ! grep -q "unknown mode" "$T/lock.out"; t
 	$PC stacks -pid $PID -nokernel >lock.txt 2>&1
 	check "System.Threading.Lock: the 7 blocked threads said in one line, owner unknown and why" \
 		grep -q '^  7 threads wait to enter a System.Threading.Lock: owner unknown (' lock.txt
+fi
+
+# ---- the same deadlock on .NET 8 (NuGet's runtime package, tests/dotnet_runtime.sh) -------
+NET8=8.0.29
+rc=0
+root=$(sh "$TEST_SRCDIR/dotnet_runtime.sh" $NET8) || rc=$?
+DLL8=$(sh "$TEST_SRCDIR/workloads/dotnet-hang/build.sh" net8.0) || rc=$?
+if [ $rc = 0 ]; then
+	DOTNET=$root/dotnet DLL=$DLL8 start_hang net8 monitor
+	ab=$(tids_of net8 TakeAB) ba=$(tids_of net8 TakeBA)
+	check ".NET 8: the app runs on the $NET8 runtime" grep -q "/$NET8/libcoreclr.so" /proc/$PID/maps
+	timeout 60 $PC stacks -pid $PID -nokernel >net8.txt 2>&1
+	rc=$?
+	check ".NET 8: exit 0" [ $rc = 0 ]
+	check ".NET 8: managed frames named (Program.TakeAB, Program.Waiter)" \
+		bash -c 'grep -q " Program\.TakeAB()" net8.txt && grep -q " Program\.Waiter()" net8.txt'
+	check ".NET 8: the five waiters in one group" grep -q '^5 threads: .*(Waiter0,Waiter1,Waiter2,Waiter3,Waiter4)' net8.txt
+	check ".NET 8: A held by TakeAB, waited for by 6" \
+		grep -q "^  6 threads wait for lock on object 0x[0-9a-f]* (Monitor) held by TID $ab (TakeAB)$" net8.txt
+	check ".NET 8: the deadlock cycle" grep -q "^  DEADLOCK: TID $ab -> .* -> TID $ba -> .* -> TID $ab$" net8.txt
+	check ".NET 8: nothing left in /tmp" [ -z "$(tmp_listing $PID)" ]
+else
+	echo "no .NET $NET8 runtime or net8.0 build here: the .NET 8 part is not run ($root $DLL8)"
 fi
 finish
