@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_TIDS_SHOWN 64
+#define MAX_TIDS_SHOWN	64
+#define MAX_NAMES_SHOWN 16
 
 static bool module_matches(const char *module, const char *name)
 {
@@ -349,8 +350,13 @@ static void print_group(FILE *f, const struct stacks_snapshot *s, const struct g
 			bool dup = !v[0];
 			for (size_t j = 0; j < i && !dup; j++)
 				dup = !strcmp(thread_field(&s->threads[g->members[j]], field), v);
-			if (!dup)
-				fprintf(f, "%s%s", shown++ ? "," : lead[field], v);
+			if (dup)
+				continue;
+			if (shown == MAX_NAMES_SHOWN) { /* 500 thread names say less than 16 */
+				fprintf(f, ",...");
+				break;
+			}
+			fprintf(f, "%s%s", shown++ ? "," : lead[field], v);
 		}
 		if (shown)
 			fprintf(f, "%s", tail[field]);
