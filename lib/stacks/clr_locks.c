@@ -1,5 +1,6 @@
 /* clr_locks: see clr_locks.h. */
 #include "clr_locks.h"
+#include "clr_threads.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,9 @@
 #define SBLK_INDEX_MASK	      0x03ffffffu
 #define SYNC_INDEX_PRECIOUS   0x80000000u
 #define LOCK_WAITER_SHIFT     6
+/* System.Threading.Lock's _state: bit 0 locked, flags, then the waiter count from bit 2, 3,
+ * 6 or 7 as versions of Lock.cs moved it; the sign bit a flag in some. */
+#define MLOCK_WAITER_BITS 0x7ffffffcu
 
 struct cached {
 	uint64_t addr;
@@ -27,11 +31,18 @@ struct clr_scan {
 	size_t n;
 	struct cached *cache; /* open addressing by address */
 	size_t cap, used;
+	struct clr_thread_id *ids;
+	size_t nids;
 };
 
-struct clr_scan *clr_scan_new(pid_t pid, const pid_t *nstids, size_t n)
+struct clr_scan *clr_scan_new(pid_t pid, const pid_t *nstids, size_t n,
+			      const struct clr_thread_id *ids, size_t nids)
 {
 	struct clr_scan *c = xcalloc(1, sizeof(*c));
+	c->ids = xcalloc(nids + 1, sizeof(*ids));
+	if (nids)
+		memcpy(c->ids, ids, nids * sizeof(*ids));
+	c->nids = nids;
 	c->pid = pid;
 	c->nstids = xcalloc(n + 1, sizeof(*c->nstids));
 	memcpy(c->nstids, nstids, n * sizeof(*nstids));
@@ -46,6 +57,7 @@ void clr_scan_free(struct clr_scan *c)
 	if (!c)
 		return;
 	free(c->nstids);
+	free(c->ids);
 	free(c->cache);
 	free(c);
 }
@@ -94,6 +106,38 @@ bool clr_awarelock_parse(const unsigned char *bytes, size_t len, pid_t self_ns, 
 	out->waiters = state >> LOCK_WAITER_SHIFT;
 	out->recursion = recursion;
 	out->owner_ns = (pid_t)owner;
+	return true;
+}
+
+bool clr_managed_lock_parse(const unsigned char *bytes, size_t len, pid_t self_ns,
+			    const pid_t *nstids, size_t n, const struct clr_thread_id *ids,
+			    size_t nids, struct clr_monitor_wait *out)
+{
+	if (len < LOCK_BYTES)
+		return false;
+	uint64_t mt = get64(bytes), event = get64(bytes + 8);
+	uint32_t owner = get32(bytes + 16), state = get32(bytes + 20);
+	uint32_t recursion = get32(bytes + 24);
+	/* a method table and a wait event are pointers; nobody waits without the event */
+	if (mt < 0x10000 || (mt & 7) || event < 0x10000 || (event & 7))
+		return false;
+	/* locked, and some waiter: the count starts at bit 2 to 7 depending on the version */
+	if (!(state & 1) || !(state & MLOCK_WAITER_BITS) || recursion > 0xffff || owner == 0)
+		return false;
+	/* .NET 10 keeps the owner's OS thread id; a managed thread id is mapped */
+	pid_t owner_os = 0;
+	for (size_t i = 0; i < n && !owner_os; i++)
+		if ((uint32_t)nstids[i] == owner)
+			owner_os = nstids[i];
+	for (size_t i = 0; i < nids && !owner_os; i++)
+		if (ids[i].managed == owner)
+			owner_os = ids[i].os;
+	if (!owner_os || owner_os == self_ns)
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->managed_lock = true;
+	out->recursion = recursion + 1;
+	out->owner_ns = owner_os;
 	return true;
 }
 
@@ -163,11 +207,18 @@ void clr_scan_thread(struct clr_scan *c, pid_t self_ns, uint64_t sp, struct clr_
 		if (!plausible(v, sp, hi))
 			continue;
 		const unsigned char *b = read_cached(c, v);
-		if (b && clr_awarelock_parse(b, LOCK_BYTES, self_ns, c->nstids, c->n, out)) {
+		if (b && (clr_awarelock_parse(b, LOCK_BYTES, self_ns, c->nstids, c->n, out) ||
+			  clr_managed_lock_parse(b, LOCK_BYTES, self_ns, c->nstids, c->n, c->ids,
+						 c->nids, out))) {
 			out->found = true;
 			out->lock = v;
 			found_at = i;
 		}
+	}
+	if (out->managed_lock) {
+		out->object = out->lock; /* the Lock is the object */
+		free(stack);
+		return;
 	}
 	/* The object: its header (4 bytes before it) names the lock's index. */
 	for (size_t i = found_at; out->found && i < nwords; i++) {

@@ -40,13 +40,14 @@ enum lock_wait_kind {
 
 struct lock_wait {
 	enum lock_wait_kind kind;
-	uint64_t addr;	 /* the futex word (== the mutex address for LOCK_WAIT_MUTEX); for
-			    LOCK_WAIT_MONITOR the runtime's lock (AwareLock) */
-	uint64_t object; /* LOCK_WAIT_MONITOR: the object locked; 0 when not known */
-	pid_t owner;	 /* LOCK_WAIT_MUTEX: the TID holding the mutex, as we see it */
-	pid_t owner_ns;	 /* the same TID as the target's PID namespace sees it (in the mutex) */
-	bool pi;	 /* priority-inheritance mutex (owner from the futex word) */
-	bool shared;	 /* process-shared mutex: the owner may be in another process */
+	uint64_t addr;	   /* the futex word (== the mutex address for LOCK_WAIT_MUTEX); for
+			      LOCK_WAIT_MONITOR the runtime's lock (AwareLock) */
+	uint64_t object;   /* LOCK_WAIT_MONITOR: the object locked; 0 when not known */
+	bool managed_lock; /* LOCK_WAIT_MONITOR: a System.Threading.Lock, not a Monitor */
+	pid_t owner;	   /* LOCK_WAIT_MUTEX: the TID holding the mutex, as we see it */
+	pid_t owner_ns;	   /* the same TID as the target's PID namespace sees it (in the mutex) */
+	bool pi;	   /* priority-inheritance mutex (owner from the futex word) */
+	bool shared;	   /* process-shared mutex: the owner may be in another process */
 };
 
 /* The futex word a syscall waits on, if it is a futex wait; *pi says whether the op takes

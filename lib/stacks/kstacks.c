@@ -1,5 +1,6 @@
 /* kstacks: see kstacks.h. */
 #include "kstacks.h"
+#include "stacks_report.h"
 
 #include "base/proc.h"
 
@@ -24,23 +25,12 @@ bool kstacks_frames_have(const struct stack_frame *f, size_t n, const char *name
 	return false;
 }
 
-static void read_line(const char *path, char *buf, size_t len)
-{
-	buf[0] = 0;
-	char *s = read_file(path, NULL);
-	if (!s)
-		return;
-	s[strcspn(s, "\n")] = 0;
-	snprintf(buf, len, "%s", s);
-	free(s);
-}
-
 /* state and PF_KTHREAD from /proc/<pid>/task/<tid>/stat; false when the task is gone. */
 static bool read_stat(pid_t pid, pid_t tid, struct task_stack *t)
 {
 	char path[96], buf[512];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	read_line(path, buf, sizeof(buf));
+	stacks_read_line(path, buf, sizeof(buf));
 	char *p = strrchr(buf, ')');
 	if (!p || p[1] != ' ' || !p[2])
 		return false;
@@ -67,7 +57,7 @@ static bool read_task(pid_t pid, pid_t tid, const struct kernel_opts *o, struct 
 		return false;
 	char path[96];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
-	read_line(path, t->comm, sizeof(t->comm));
+	stacks_read_line(path, t->comm, sizeof(t->comm));
 	if (t->kthread && str_startswith(t->comm, "kworker/")) {
 		/* "kworker/0:1-events": '-' serving, '+' a rescuer (kernel's wq_worker_comm) */
 		char *sep = strpbrk(t->comm + 8, "-+");
@@ -75,7 +65,7 @@ static bool read_task(pid_t pid, pid_t tid, const struct kernel_opts *o, struct 
 			snprintf(t->workqueue, sizeof(t->workqueue), "%s", sep + 1);
 	}
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", (int)pid, (int)tid);
-	read_line(path, t->wchan, sizeof(t->wchan));
+	stacks_read_line(path, t->wchan, sizeof(t->wchan));
 	if (!strcmp(t->wchan, "0"))
 		t->wchan[0] = 0;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stack", (int)pid, (int)tid);
@@ -164,29 +154,8 @@ static char *task_key(const struct task_stack *t)
 	return buf;
 }
 
-struct kgroup {
-	size_t *members;
-	size_t n;
-};
-
-static int cmp_kgroup(const void *a, const void *b)
-{
-	const struct kgroup *x = a, *y = b;
-	if (x->n != y->n)
-		return x->n > y->n ? -1 : 1;
-	return (x->members[0] > y->members[0]) - (x->members[0] < y->members[0]);
-}
-
-static int cmp_key_order(const void *a, const void *b, void *arg)
-{
-	char **keys = arg;
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	int c = strcmp(keys[x], keys[y]);
-	return c ? c : (x > y) - (x < y);
-}
-
 /* Each distinct value once, in first-seen order, at most MAX_NAMES_SHOWN. */
-static void print_distinct(FILE *f, const struct kernel_snapshot *k, const struct kgroup *g,
+static void print_distinct(FILE *f, const struct kernel_snapshot *k, const struct stack_group *g,
 			   const char *lead, bool workqueue)
 {
 	size_t shown = 0;
@@ -210,7 +179,7 @@ static void print_distinct(FILE *f, const struct kernel_snapshot *k, const struc
 		fprintf(f, ")");
 }
 
-static void print_kgroup(FILE *f, const struct kernel_snapshot *k, const struct kgroup *g)
+static void print_kgroup(FILE *f, const struct kernel_snapshot *k, const struct stack_group *g)
 {
 	const struct task_stack *first = &k->tasks[g->members[0]];
 	fprintf(f, "%zu task%s:", g->n, g->n == 1 ? "" : "s");
@@ -267,17 +236,8 @@ int kernel_report_write(FILE *f, const struct kernel_snapshot *k, const struct k
 		keys[i] = task_key(&k->tasks[i]);
 		order[i] = i;
 	}
-	qsort_r(order, k->ntasks, sizeof(*order), cmp_key_order, keys);
-	struct kgroup *groups = xcalloc(k->ntasks + 1, sizeof(*groups));
-	size_t ngroups = 0;
-	for (size_t i = 0; i < k->ntasks;) {
-		size_t j = i + 1;
-		while (j < k->ntasks && !strcmp(keys[order[i]], keys[order[j]]))
-			j++;
-		groups[ngroups++] = (struct kgroup){order + i, j - i};
-		i = j;
-	}
-	qsort(groups, ngroups, sizeof(*groups), cmp_kgroup);
+	struct stack_group *groups;
+	size_t ngroups = stacks_group(keys, order, k->ntasks, &groups);
 	for (size_t i = 0; i < ngroups; i++)
 		print_kgroup(f, k, &groups[i]);
 	for (size_t i = 0; i < k->ntasks; i++)

@@ -6,6 +6,7 @@
 
 #include "base/proc.h"
 #include "clr_locks.h"
+#include "clr_threads.h"
 #include "dotnet/dotnet_ipc.h"
 #include "dotnet/dotnet_maps.h"
 #include "symbols/symbols_jit.h"
@@ -89,10 +90,8 @@ size_t stacks_parse_kernel_stack(char *text, struct stack_frame **frames)
 	return n;
 }
 
-static void read_small(pid_t pid, pid_t tid, const char *name, char *buf, size_t len)
+void stacks_read_line(const char *path, char *buf, size_t len)
 {
-	char path[96];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid, (int)tid, name);
 	buf[0] = 0;
 	char *s = read_file(path, NULL);
 	if (!s)
@@ -100,6 +99,13 @@ static void read_small(pid_t pid, pid_t tid, const char *name, char *buf, size_t
 	s[strcspn(s, "\n")] = 0;
 	snprintf(buf, len, "%s", s);
 	free(s);
+}
+
+static void read_small(pid_t pid, pid_t tid, const char *name, char *buf, size_t len)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid, (int)tid, name);
+	stacks_read_line(path, buf, len);
 }
 
 /* Everything /proc says about one thread; returns false when it is gone. */
@@ -549,10 +555,15 @@ static int cmp_thread(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-/* Threads in a futex wait that is no pthread mutex: a .NET Monitor? */
+/* Threads in a futex wait that is no pthread mutex: a .NET Monitor, or Lock? */
 static void find_monitor_waits(struct stacks_snapshot *s, const pid_t *nstids)
 {
-	struct clr_scan *c = clr_scan_new(s->pid, nstids, s->nthreads);
+	struct clr_thread_id *ids;
+	char *why;
+	size_t nids = clr_threads_read(s->pid, &ids, &why);
+	s->managed_ids_note = why;
+	struct clr_scan *c = clr_scan_new(s->pid, nstids, s->nthreads, ids, nids);
+	free(ids);
 	for (size_t i = 0; i < s->nthreads; i++) {
 		struct thread_stack *ts = &s->threads[i];
 		if (ts->wait.kind != LOCK_WAIT_FUTEX)
@@ -567,6 +578,7 @@ static void find_monitor_waits(struct stacks_snapshot *s, const pid_t *nstids)
 				owner = s->threads[j].tid;
 		ts->wait = (struct lock_wait){
 		    .kind = LOCK_WAIT_MONITOR,
+		    .managed_lock = w.managed_lock,
 		    .addr = w.lock,
 		    .object = w.object,
 		    .owner = owner,
@@ -591,6 +603,26 @@ static void find_lock_waits(struct stacks_snapshot *s, bool dotnet)
 		find_monitor_waits(s, nstids);
 	free(tids);
 	free(nstids);
+}
+
+/* A System.Threading.Lock found on a stack counts only where the thread is in Lock's code
+ * (when frames are named at all): a managed object that merely looks like one does not. */
+static void confirm_managed_locks(struct stacks_snapshot *s)
+{
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct thread_stack *ts = &s->threads[i];
+		if (ts->wait.kind != LOCK_WAIT_MONITOR || !ts->wait.managed_lock)
+			continue;
+		bool named = false, in_lock = false;
+		for (size_t j = 0; j < ts->nuframes; j++) {
+			named |= ts->uframes[j].jit;
+			in_lock |= ts->uframes[j].jit && ts->uframes[j].text &&
+				   str_startswith(ts->uframes[j].text, "System.Threading.Lock.");
+		}
+		if (named && !in_lock)
+			ts->wait = (struct lock_wait){.kind = LOCK_WAIT_FUTEX,
+						      .addr = ts->syscall.args[0]};
+	}
 }
 
 static Dwfl *open_dwfl(struct stacks_snapshot *s, struct target *t, char **why)
@@ -695,8 +727,10 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 	s->stopped_ns = stop_start ? monotonic_ns() - stop_start : 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
-	if (r == 0 && dwfl)
+	if (r == 0 && dwfl) {
 		name_all(dwfl, s, tr, &dm);
+		confirm_managed_locks(s);
+	}
 	dotnet_maps_return(pid, &dm);
 	s->dotnet = dm.runtime;
 	if (dm.why)
@@ -745,6 +779,7 @@ void stacks_snapshot_free(struct stacks_snapshot *s)
 	free(s->jit_note);
 	free(s->dotnet_note);
 	free(s->dotnet_done);
+	free(s->managed_ids_note);
 	free(s);
 }
 

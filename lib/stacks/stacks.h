@@ -55,16 +55,17 @@ struct stacks_snapshot {
 	char comm[32];
 	struct thread_stack *threads; /* sorted by tid */
 	size_t nthreads;
-	bool have_kernel;    /* kernel stacks were read */
-	char *kernel_note;   /* why not, when they were asked for */
-	char *jit_files;     /* the JIT maps that named frames, as we reached them; or NULL */
-	char *jit_note;	     /* why a JIT map there was not used; or NULL */
-	bool dotnet;	     /* a .NET runtime is loaded */
-	char *dotnet_note;   /* why managed frames may be unnamed; or NULL */
-	char *dotnet_done;   /* what its runtime was asked for; or NULL */
-	size_t unnamed_jit;  /* frames in JIT code or .NET images left unnamed */
-	uint64_t stopped_ns; /* how long the threads were stopped */
-	uint64_t total_ns;   /* how long the whole snapshot took */
+	bool have_kernel;	/* kernel stacks were read */
+	char *kernel_note;	/* why not, when they were asked for */
+	char *jit_files;	/* the JIT maps that named frames, as we reached them; or NULL */
+	char *jit_note;		/* why a JIT map there was not used; or NULL */
+	bool dotnet;		/* a .NET runtime is loaded */
+	char *dotnet_note;	/* why managed frames may be unnamed; or NULL */
+	char *dotnet_done;	/* what its runtime was asked for; or NULL */
+	size_t unnamed_jit;	/* frames in JIT code or .NET images left unnamed */
+	char *managed_ids_note; /* why managed thread ids cannot be mapped to TIDs; or NULL */
+	uint64_t stopped_ns;	/* how long the threads were stopped */
+	uint64_t total_ns;	/* how long the whole snapshot took */
 };
 
 struct stacks_opts {
@@ -82,6 +83,8 @@ void stacks_snapshot_free(struct stacks_snapshot *s);
  * first: text "func+0x1/0x2", module the kernel module's name or NULL.  Returns how many. */
 size_t stacks_parse_kernel_stack(char *text, struct stack_frame **frames);
 void stacks_free_frames(struct stack_frame *f, size_t n);
+/* The first line of a (small /proc) file without its newline; "" when unreadable. */
+void stacks_read_line(const char *path, char *buf, size_t len);
 
 /* The thread with this tid, or NULL. */
 const struct thread_stack *stacks_find_thread(const struct stacks_snapshot *s, pid_t tid);

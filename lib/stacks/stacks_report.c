@@ -61,7 +61,9 @@ static void print_frames(FILE *f, const struct thread_stack *t, bool have_kernel
 /* "lock on object 0x... (Monitor)" / "mutex 0x...": what a lock row and a wait call it. */
 static void print_lock_name(FILE *f, const struct lock_wait *w)
 {
-	if (w->kind == LOCK_WAIT_MONITOR && w->object)
+	if (w->kind == LOCK_WAIT_MONITOR && w->managed_lock)
+		fprintf(f, "System.Threading.Lock 0x%" PRIx64, w->object);
+	else if (w->kind == LOCK_WAIT_MONITOR && w->object)
 		fprintf(f, "lock on object 0x%" PRIx64 " (Monitor)", w->object);
 	else if (w->kind == LOCK_WAIT_MONITOR)
 		fprintf(f, "Monitor lock 0x%" PRIx64, w->addr);
@@ -81,8 +83,8 @@ static const char *managed_wait(const struct thread_stack *t)
 	     "wait for a SemaphoreSlim: no owner to name (a semaphore is released by whichever "
 	     "thread calls Release)"},
 	    {"System.Threading.Lock.",
-	     "wait to enter a System.Threading.Lock: owner unknown (the Lock keeps its owner as a "
-	     "managed thread id inside the object, which stacks does not locate)"},
+	     "wait to enter a System.Threading.Lock: owner unknown (no locked Lock with waiters "
+	     "and a live owner was found on the stack)"},
 	    {"System.Threading.Monitor.Wait(",
 	     "wait in Monitor.Wait for a Pulse: no owner to name (the lock is released while "
 	     "waiting)"},
@@ -161,20 +163,6 @@ static char *stack_key(const struct thread_stack *t, bool have_kernel)
 		fprintf(m, "futex");
 	fclose(m);
 	return buf;
-}
-
-struct group {
-	size_t *members; /* indices into s->threads, ascending tid */
-	size_t n;
-	const char *key;
-};
-
-static int cmp_group(const void *a, const void *b)
-{
-	const struct group *x = a, *y = b;
-	if (x->n != y->n)
-		return x->n > y->n ? -1 : 1;
-	return (x->members[0] > y->members[0]) - (x->members[0] < y->members[0]);
 }
 
 struct lock_row {
@@ -332,7 +320,7 @@ static const char *thread_field(const struct thread_stack *t, int field)
 	return states[p ? p - "RSDTtZXIP" : 9];
 }
 
-static void print_group(FILE *f, const struct stacks_snapshot *s, const struct group *g)
+static void print_group(FILE *f, const struct stacks_snapshot *s, const struct stack_group *g)
 {
 	const struct thread_stack *first = &s->threads[g->members[0]];
 	fprintf(f, "%zu thread%s:", g->n, g->n == 1 ? "" : "s");
@@ -374,12 +362,38 @@ static void print_group(FILE *f, const struct stacks_snapshot *s, const struct g
 	fprintf(f, "\n");
 }
 
+static int cmp_group(const void *a, const void *b)
+{
+	const struct stack_group *x = a, *y = b;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return (x->members[0] > y->members[0]) - (x->members[0] < y->members[0]);
+}
+
 static int cmp_key_index(const void *a, const void *b, void *arg)
 {
 	char **keys = arg;
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
 	int c = strcmp(keys[x], keys[y]);
 	return c ? c : (x > y) - (x < y);
+}
+
+size_t stacks_group(char **keys, size_t *idx, size_t n, struct stack_group **out)
+{
+	qsort_r(idx, n, sizeof(*idx), cmp_key_index, keys);
+	struct stack_group *groups = xcalloc(n + 1, sizeof(*groups));
+	size_t ngroups = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && !strcmp(keys[idx[i]], keys[idx[j]]))
+			j++;
+		/* members ascending: equal keys keep their index order */
+		groups[ngroups++] = (struct stack_group){idx + i, j - i};
+		i = j;
+	}
+	qsort(groups, ngroups, sizeof(*groups), cmp_group);
+	*out = groups;
+	return ngroups;
 }
 
 int stacks_report_write(FILE *f, const struct stacks_snapshot *s,
@@ -427,18 +441,8 @@ int stacks_report_write(FILE *f, const struct stacks_snapshot *s,
 		if (keep[i])
 			order[n++] = i;
 	}
-	qsort_r(order, n, sizeof(*order), cmp_key_index, keys);
-	struct group *groups = xcalloc(n + 1, sizeof(*groups));
-	size_t ngroups = 0;
-	for (size_t i = 0; i < n;) {
-		size_t j = i + 1;
-		while (j < n && !strcmp(keys[order[i]], keys[order[j]]))
-			j++;
-		/* members in tid order: the snapshot is sorted by tid and order[] is stable */
-		groups[ngroups++] = (struct group){order + i, j - i, keys[order[i]]};
-		i = j;
-	}
-	qsort(groups, ngroups, sizeof(*groups), cmp_group);
+	struct stack_group *groups;
+	size_t ngroups = stacks_group(keys, order, n, &groups);
 	for (size_t i = 0; i < ngroups; i++)
 		print_group(f, s, &groups[i]);
 

@@ -38,6 +38,15 @@ struct stacks_report_opts {
  * name the frames in it. */
 bool stacks_thread_has_module(const struct thread_stack *t, const char *name);
 
+/* Items (threads, tasks) with equal keys, by index. */
+struct stack_group {
+	size_t *members; /* ascending */
+	size_t n;
+};
+/* Sorts idx (indices of n items) by keys[idx[i]] and cuts it into groups of equal keys,
+ * biggest first (then by first member); *groups is malloc'd, its members point into idx. */
+size_t stacks_group(char **keys, size_t *idx, size_t n, struct stack_group **groups);
+
 int stacks_report_write(FILE *f, const struct stacks_snapshot *s,
 			const struct stacks_report_opts *o);
 

@@ -142,11 +142,18 @@ $PC stacks -pid $PID -nokernel >sem.txt 2>&1
 check "SemaphoreSlim: the 5 waiters in one group" grep -q '^5 threads: .*(GateWaiter0,GateWaiter1,GateWaiter2,GateWaiter3,GateWaiter4)' sem.txt
 check "SemaphoreSlim: one line says they wait and why no owner is named" \
 	grep -q '^  5 threads wait for a SemaphoreSlim: no owner to name (a semaphore is released by whichever thread calls Release)' sem.txt
-if start_hang lock lock 2>/dev/null && ! grep -q "unknown mode" "$T/lock.out"; then
-	$PC stacks -pid $PID -nokernel >lock.txt 2>&1
-	check "System.Threading.Lock: the 7 blocked threads said in one line, owner unknown and why" \
-		grep -q '^  7 threads wait to enter a System.Threading.Lock: owner unknown (' lock.txt
-fi
+start_hang lock lock
+lab=$(tids_of lock LockAB) lba=$(tids_of lock LockBA)
+$PC stacks -pid $PID -nokernel >lock.txt 2>&1
+lock_a=$(grep -oE "^  6 threads wait for System\.Threading\.Lock 0x[0-9a-f]+ held by TID $lab \(LockAB\)$" lock.txt | awk '{print $6}')
+check "System.Threading.Lock: 6 threads wait for LockA, held by LockAB ($lab)" [ -n "$lock_a" ]
+check "System.Threading.Lock: 1 thread waits for LockB, held by LockBA ($lba)" \
+	grep -q "^  1 thread waits for System\.Threading\.Lock 0x[0-9a-f]* held by TID $lba (LockBA)$" lock.txt
+check "System.Threading.Lock: the deadlock cycle" \
+	grep -q "^  DEADLOCK: TID $lab -> System\.Threading\.Lock 0x[0-9a-f]* -> TID $lba -> System\.Threading\.Lock $lock_a -> TID $lab$" lock.txt
+check "System.Threading.Lock: the 5 LockWaiter threads are in one group waiting for LockA" \
+	bash -c 'grep -A1 -E "^[0-9]+ threads: .*LockWaiter0,LockWaiter1,LockWaiter2,LockWaiter3,LockWaiter4" lock.txt |
+		 grep -q "^  wait for System\.Threading\.Lock '$lock_a' held by TID '$lab' (LockAB)$"'
 
 # ---- the same deadlock on .NET 8 (NuGet's runtime package, tests/dotnet_runtime.sh) -------
 NET8=8.0.29

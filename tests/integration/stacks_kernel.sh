@@ -35,7 +35,7 @@ check "every task shown has $fn on its stack" \
 
 $PC stacks -kernel >all.txt 2>&1
 check "every task: kthreadd (PID 2) is there as a kernel thread" grep -Eq "^[0-9]+ tasks?: (.* )?2( |$).*kernel thread" all.txt
-check "every task: the reader too" grep -Eq "^[0-9]+ tasks?: .* $reader( |$)" all.txt
+check "every task: the reader too" grep -Eq "^[0-9]+ tasks?:( [0-9/]+)* $reader( |$)" all.txt
 if grep -q '^kworker/.*-' /proc/[0-9]*/comm 2>/dev/null; then
 	check "kworkers show the workqueue they serve" grep -q "kworker/.*, workqueue [a-z]" all.txt
 fi

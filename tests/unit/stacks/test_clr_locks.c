@@ -2,6 +2,7 @@
  * (owner TakeAB, 6 waiters), and a scan of this process's own memory laid out as a waiter's
  * stack is. */
 #include "stacks/clr_locks.h"
+#include "stacks/clr_threads.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -41,6 +42,62 @@ static void test_parse(void)
 	CHECK(!clr_awarelock_parse(b, 32, 27390, tids, 4, &w));
 }
 
+/* A .NET 10 System.Threading.Lock held by TID 1309 with 6 waiters (state 0x301: locked, the
+ * waiter count from bit 7): method table, wait event, owner, state, recursion. */
+static const unsigned char real_managed_lock[32] = {
+    0x60, 0xa8, 0x15, 0x02, 0x2b, 0x7f, 0, 0, 0x98, 0x14, 0x81, 0x25, 0x1f, 0x7f, 0,	0,
+    0x1d, 0x05, 0,    0,    0x01, 0x03, 0, 0, 0,    0,	  0,	0,    0x80, 0xff, 0xff, 0xff,
+};
+
+static void test_managed_lock(void)
+{
+	pid_t tids[] = {1276, 1309, 1312, 1324};
+	struct clr_monitor_wait w;
+	CHECK(clr_managed_lock_parse(real_managed_lock, 32, 1324, tids, 4, NULL, 0, &w));
+	CHECK(w.managed_lock && w.owner_ns == 1309 && w.recursion == 1);
+	CHECK(!clr_managed_lock_parse(real_managed_lock, 32, 1309, tids, 4, NULL, 0, &w));
+	/* an AwareLock is no Lock object, and the other way round */
+	CHECK(!clr_managed_lock_parse(real_lock, 32, 1324, tids, 4, NULL, 0, &w));
+	pid_t ab[] = {27382, 27390};
+	CHECK(!clr_awarelock_parse(real_managed_lock, 32, 27390, ab, 2, &w));
+	unsigned char b[32];
+	memcpy(b, real_managed_lock, 32);
+	b[21] = 0; /* locked, nobody waits */
+	CHECK(!clr_managed_lock_parse(b, 32, 1324, tids, 4, NULL, 0, &w));
+	memcpy(b, real_managed_lock, 32);
+	b[16] = 0x63, b[17] = 0; /* an owner no thread has */
+	CHECK(!clr_managed_lock_parse(b, 32, 1324, tids, 4, NULL, 0, &w));
+	/* ... unless it is a managed thread id the runtime maps to one */
+	struct clr_thread_id ids[] = {{1, 1276}, {99, 1312}};
+	CHECK(clr_managed_lock_parse(b, 32, 1324, tids, 4, ids, 2, &w) && w.owner_ns == 1312);
+}
+
+/* The shapes of .NET 10's contract descriptor text (DotNetRuntimeContractDescriptor). */
+static void test_descriptor(void)
+{
+	const char *json =
+	    "{\"version\":0,\"baseline\":\"empty\",\"types\":{\"Thread\":{\"Id\":16,"
+	    "\"OSId\":296,\"GCHandle\":[304,\"GCHandle\"],\"LinkNext\":[112,"
+	    "\"pointer\"]},\"ThreadStore\":{\"FirstThreadLink\":88,\"ThreadCount\":112}},"
+	    "\"globals\":{\"GCInfoVersion\":[\"0x4\",\"uint32\"],\"AppDomain\":[[1],"
+	    "\"pointer\"],\"ThreadStore\":[[3],\"pointer\"]}}";
+	CHECK(clr_descriptor_field(json, "Thread", "Id") == 16);
+	CHECK(clr_descriptor_field(json, "Thread", "OSId") == 296);
+	CHECK(clr_descriptor_field(json, "Thread", "LinkNext") == 112);
+	CHECK(clr_descriptor_field(json, "ThreadStore", "FirstThreadLink") == 88);
+	CHECK(clr_descriptor_field(json, "ThreadStore", "Id") == -1);
+	CHECK(clr_descriptor_field(json, "Nothing", "Id") == -1);
+	CHECK(clr_descriptor_global(json, "ThreadStore") == 3);
+	CHECK(clr_descriptor_global(json, "GCInfoVersion") == -1); /* a value, not a pointer */
+	CHECK(clr_descriptor_global(json, "Nothing") == -1);
+	/* this test is no .NET process: no threads, and why */
+	struct clr_thread_id *ids;
+	char *why;
+	CHECK(clr_threads_read(getpid(), &ids, &why) == 0 && why && strstr(why, "libcoreclr"));
+	free(ids);
+	free(why);
+}
+
 static void test_header(void)
 {
 	CHECK(clr_header_has_index(0x08000002u, 2));
@@ -68,7 +125,7 @@ static void test_scan(void)
 	stack[41] = (uint64_t)(uintptr_t)stack; /* into the stack itself: skipped */
 	stack[300] = (uint64_t)(uintptr_t)object;
 	pid_t tids[] = {27382, 27390};
-	struct clr_scan *c = clr_scan_new(getpid(), tids, 2);
+	struct clr_scan *c = clr_scan_new(getpid(), tids, 2, NULL, 0);
 	struct clr_monitor_wait w;
 	clr_scan_thread(c, 27390, (uint64_t)(uintptr_t)stack, &w);
 	CHECK(w.found);
@@ -80,7 +137,7 @@ static void test_scan(void)
 	CHECK(!w.found);
 	/* no lock on the stack at all */
 	stack[40] = 0;
-	struct clr_scan *c2 = clr_scan_new(getpid(), tids, 2);
+	struct clr_scan *c2 = clr_scan_new(getpid(), tids, 2, NULL, 0);
 	clr_scan_thread(c2, 27390, (uint64_t)(uintptr_t)stack, &w);
 	CHECK(!w.found);
 	clr_scan_free(c);
@@ -93,6 +150,8 @@ static void test_scan(void)
 int main(void)
 {
 	test_parse();
+	test_managed_lock();
+	test_descriptor();
 	test_header();
 	test_scan();
 	return TEST_DONE();
