@@ -106,7 +106,7 @@ int cmd_stacks(int argc, char **argv)
 	const char *module = NULL, *out = NULL, *zip = NULL, *state = NULL;
 	bool nokernel = false, kernel = false, nodotnetipc = false;
 	const struct cli_opt opts[] = {
-	    {"pid", 'p', CLI_INT, &pid, "N", "the process to snapshot (required)"},
+	    {"pid", 'p', CLI_INT, &pid, "N", "the process to snapshot"},
 	    {"kernel", 0, CLI_FLAG, &kernel, NULL,
 	     "every task on the machine (kernel threads too) instead of one process"},
 	    {"module", 0, CLI_STR, &module, "NAME",
