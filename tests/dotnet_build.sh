@@ -5,12 +5,11 @@
 # build it once (a cold build takes 5-30 s; a cached one nothing).  Exit 77 with a reason
 # when there is no SDK.
 #
-#   dotnet_build.sh SRCDIR NAME DLL [PROP=VALUE...]   -> /path/to/build/tests/NAME/<key>/DLL
-#
-# PROP=VALUE pairs go to msbuild as -p:PROP=VALUE (and into the key), e.g. a project that
-# reads $(PcTargetFramework) built for net8.0.
+#   dotnet_build.sh SRCDIR NAME DLL [PROPERTY=VALUE...]  -> /path/to/build/tests/NAME/<key>/DLL
+# PROPERTY=VALUE: MSBuild properties for the build (e.g. PcTargetFramework=net8.0), part of
+# the key.
 set -eu
-[ $# -ge 3 ] || { echo "usage: dotnet_build.sh SRCDIR NAME DLL [PROP=VALUE...]" >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: dotnet_build.sh SRCDIR NAME DLL [PROPERTY=VALUE...]" >&2; exit 2; }
 src=$(cd "$1" && pwd) name=$2 dllname=$3
 shift 3
 props=""

@@ -8,7 +8,7 @@
 #include "clr_locks.h"
 #include "clr_threads.h"
 #include "dotnet/dotnet_ipc.h"
-#include "dotnet/dotnet_maps.h"
+#include "dotnet/dotnet_borrow.h"
 #include "symbols/symbols_jit.h"
 
 #include <elfutils/libdwfl.h>
@@ -496,7 +496,7 @@ static char *mapped_jitdump(pid_t pid, pid_t nspid)
 }
 
 static void name_all(Dwfl *dwfl, struct stacks_snapshot *s, struct traced *tr,
-		     const struct dotnet_maps *dm)
+		     const struct dotnet_borrowed *dm)
 {
 	struct jit_procs *jit = jit_procs_new(NULL, true);
 	struct jit_proc *jp = jit_procs_get(jit, (uint32_t)s->pid);
@@ -692,10 +692,10 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 
 	/* Managed frames are named from the runtime's maps: they must be written before the
 	 * threads stop (the runtime answers from them). */
-	struct dotnet_maps dm;
+	struct dotnet_borrowed dm;
 	memset(&dm, 0, sizeof(dm));
 	if (o->dotnet)
-		dotnet_maps_borrow(pid, o->ipc_timeout_ms ? o->ipc_timeout_ms : 2000, &dm);
+		dotnet_borrow_maps(pid, o->ipc_timeout_ms ? o->ipc_timeout_ms : 2000, &dm);
 	else
 		dm.runtime = dotnet_runtime_present(pid);
 
@@ -731,7 +731,7 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 		name_all(dwfl, s, tr, &dm);
 		confirm_managed_locks(s);
 	}
-	dotnet_maps_return(pid, &dm);
+	dotnet_return_maps(pid, &dm);
 	s->dotnet = dm.runtime;
 	if (dm.why)
 		s->dotnet_note = xstrdup(dm.why);
@@ -740,7 +740,7 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 		    xstrdup("asking its runtime for perf maps was turned off (-nodotnetipc)");
 	if (dm.done)
 		s->dotnet_done = xstrdup(dm.done);
-	dotnet_maps_free(&dm);
+	dotnet_borrowed_free(&dm);
 	if (dwfl)
 		dwfl_end(dwfl);
 	free_traced(tr, s->nthreads);

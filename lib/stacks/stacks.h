@@ -9,7 +9,7 @@
  * or eu-stack; a pending signal seen while stopped is handed back on detach.
  *
  * A .NET process: before the stop its JIT maps are found, or borrowed from its runtime for
- * the moment (dotnet/dotnet_maps.h; each IPC step with a short timeout); while stopped, the
+ * the moment (dotnet/dotnet_borrow.h; each IPC step with a short timeout); while stopped, the
  * Monitor each blocked thread waits for and its owner are read (clr_locks.h); managed frames
  * are named from the perf map and jitdump (symbols/symbols_jit.h) and the maps given back.
  *

@@ -1,5 +1,5 @@
-/* dotnet_maps: see dotnet_maps.h. */
-#include "dotnet_maps.h"
+/* dotnet_borrow: see dotnet_borrow.h. */
+#include "dotnet_borrow.h"
 #include "base/proc.h"
 #include "dotnet_ipc.h"
 
@@ -105,7 +105,7 @@ static char *make_private_dir(pid_t pid, uid_t uid)
 	return NULL;
 }
 
-void dotnet_maps_borrow(pid_t pid, int timeout_ms, struct dotnet_maps *m)
+void dotnet_borrow_maps(pid_t pid, int timeout_ms, struct dotnet_borrowed *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->timeout_ms = timeout_ms;
@@ -151,7 +151,7 @@ out:
 	dotnet_ipc_set_timeout_ms(0);
 }
 
-void dotnet_maps_return(pid_t pid, struct dotnet_maps *m)
+void dotnet_return_maps(pid_t pid, struct dotnet_borrowed *m)
 {
 	if (!m->borrowed)
 		return;
@@ -177,7 +177,7 @@ void dotnet_maps_return(pid_t pid, struct dotnet_maps *m)
 	}
 }
 
-void dotnet_maps_free(struct dotnet_maps *m)
+void dotnet_borrowed_free(struct dotnet_borrowed *m)
 {
 	free(m->dir);
 	free(m->why);
