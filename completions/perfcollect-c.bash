@@ -55,7 +55,7 @@ _perfcollect_c()
 	log) opts="-tail -help" ;;
 	ls | cat | livetrace) opts="-help" ;;
 	install) opts="-force -help" ;;
-	stacks) opts="-p -pid -module -o -output -zip -nokernel -help" ;;
+	stacks) opts="-p -pid -kernel -module -state -o -output -zip -nokernel -nodotnetipc -help" ;;
 	setenv) opts="-help --" ;;
 	esac
 
@@ -73,6 +73,9 @@ _perfcollect_c()
 		return ;;
 	viewer)
 		COMPREPLY=($(compgen -W "perf lttng" -- "$cur"))
+		return ;;
+	state)
+		COMPREPLY=($(compgen -W "D R S T I" -- "$cur"))
 		return ;;
 	format)
 		[ "$cmd" = view ] && COMPREPLY=($(compgen -W "text svg folded pprof speedscope" -- "$cur"))
@@ -112,7 +115,7 @@ _perfcollect_c()
 			--processfilter | -event | --event | -format | --format | -flamegraph | \
 			--flamegraph | -folded | --folded | -diff | --diff | -title | --title | -width | \
 			--width | -top | --top | -percent-limit | --percent-limit | -viewer | --viewer | \
-			-perfopt | --perfopt | -tail | --tail | -module | --module | -zip | --zip)
+			-perfopt | --perfopt | -tail | --tail | -module | --module | -zip | --zip | -state | --state)
 			((i++)) ;;
 		-*) ;;
 		*) ((npos++)) ;;

@@ -99,10 +99,13 @@ complete -c perfcollect-c -n "__fish_seen_subcommand_from log" -o tail -l tail -
 set -l s "__fish_seen_subcommand_from stacks"
 complete -c perfcollect-c -n $s -o p -l p -x -a '(__fish_complete_pids)' -d 'process to snapshot'
 complete -c perfcollect-c -n $s -o pid -l pid -x -a '(__fish_complete_pids)' -d 'process to snapshot'
+complete -c perfcollect-c -n $s -o kernel -l kernel -d 'every task on the machine'
 complete -c perfcollect-c -n $s -o module -l module -x -d 'only threads with this module'
+complete -c perfcollect-c -n $s -o state -l state -x -a 'D R S T I' -d 'only threads in these states'
 complete -c perfcollect-c -n $s -o o -l o -r -F -d 'write the report to a file'
 complete -c perfcollect-c -n $s -o output -l output -r -F -d 'write the report to a file'
 complete -c perfcollect-c -n $s -o zip -l zip -r -F -d 'write the report into a new trace.zip'
 complete -c perfcollect-c -n $s -o nokernel -l nokernel -d 'skip kernel stacks'
+complete -c perfcollect-c -n $s -o nodotnetipc -l nodotnetipc -d 'never ask a .NET runtime for perf maps'
 # install
 complete -c perfcollect-c -n "__fish_seen_subcommand_from install" -o force -l force -d 'also mount tracefs'
