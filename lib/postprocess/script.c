@@ -12,6 +12,19 @@
 /* Text is collected up to this much before it goes to the FILE. */
 #define DRAIN_SIZE (256 * 1024)
 
+/* Formatted frame lines, by (ip, symbol, dso): a trace repeats the same frames over and
+ * over, and copying a line is several times cheaper than formatting it.  Direct-mapped; the
+ * symbol and dso strings live as long as the symbolizer (symbols.h), so their addresses
+ * name them. */
+#define LINE_CACHE_SIZE 65536
+
+struct cached_line {
+	uint64_t ip;
+	const char *sym, *dso;
+	char *text; /* "\t<ip> sym (dso)\n" */
+	uint32_t len, cap;
+};
+
 struct script_writer {
 	FILE *out;
 	int name_width;
@@ -20,6 +33,7 @@ struct script_writer {
 	uint64_t bytes;
 	bool failed;
 	int err;
+	struct cached_line *lines;
 };
 
 struct script_writer *script_writer_new(FILE *out, int name_width)
@@ -29,6 +43,7 @@ struct script_writer *script_writer_new(FILE *out, int name_width)
 	w->name_width = name_width;
 	w->cap = DRAIN_SIZE + 8192;
 	w->buf = xmalloc(w->cap);
+	w->lines = xcalloc(LINE_CACHE_SIZE, sizeof(*w->lines));
 	return w;
 }
 
@@ -36,6 +51,9 @@ void script_writer_free(struct script_writer *w)
 {
 	if (!w)
 		return;
+	for (size_t i = 0; i < LINE_CACHE_SIZE; i++)
+		free(w->lines[i].text);
+	free(w->lines);
 	free(w->buf);
 	free(w);
 }
@@ -192,6 +210,37 @@ static void format_frame_tail(struct script_writer *w, const struct frame *f)
 	put_char(w, ')');
 }
 
+/* One callchain line: from the cache, else formatted and kept. */
+static void put_frame_line(struct script_writer *w, const struct frame *f)
+{
+	const char *sym = f->sym ? f->sym : "[unknown]";
+	const char *dso = f->dso ? f->dso : "[unknown]";
+	uint64_t h = (f->ip * 0x9E3779B97F4A7C15ULL) ^ ((uintptr_t)sym * 0xff51afd7ed558ccdULL) ^
+		     ((uintptr_t)dso >> 3);
+	struct cached_line *c = &w->lines[(h >> 40) & (LINE_CACHE_SIZE - 1)];
+	if (c->text && c->ip == f->ip && c->sym == sym && c->dso == dso) {
+		put_mem(w, c->text, c->len);
+		return;
+	}
+	size_t start = w->len;
+	put_char(w, '\t');
+	put_num(w, f->ip, false, 16, 16, RIGHT);
+	format_frame_tail(w, f);
+	put_char(w, '\n');
+	size_t n = w->len - start;
+	if (n > UINT32_MAX / 2)
+		return;
+	if (n > c->cap) {
+		c->cap = (uint32_t)n + 32;
+		c->text = xrealloc(c->text, c->cap);
+	}
+	memcpy(c->text, w->buf + start, n);
+	c->len = (uint32_t)n;
+	c->ip = f->ip;
+	c->sym = sym;
+	c->dso = dso;
+}
+
 /* Hands the accumulated text to the FILE in large pieces, which glibc writes straight
  * through without copying it into the stream's own buffer. */
 static int drain(struct script_writer *w)
@@ -219,12 +268,8 @@ int script_writer_sample(struct script_writer *w, const struct script_sample *s)
 	format_header(w, s);
 	if (s->callchain) {
 		put_char(w, '\n');
-		for (size_t i = 0; i < s->nframes; i++) {
-			put_char(w, '\t');
-			put_num(w, s->frames[i].ip, false, 16, 16, RIGHT);
-			format_frame_tail(w, &s->frames[i]);
-			put_char(w, '\n');
-		}
+		for (size_t i = 0; i < s->nframes; i++)
+			put_frame_line(w, &s->frames[i]);
 	} else {
 		put_char(w, ' ');
 		put_num(w, s->ip, false, 16, 16, RIGHT);
