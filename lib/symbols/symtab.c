@@ -4,10 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+void symtab_reserve(struct symtab *t, size_t n)
+{
+	grow_array((void **)&t->syms, &t->cap, t->n + n, sizeof(*t->syms));
+}
+
 void symtab_add(struct symtab *t, uint64_t start, uint64_t size, enum sym_binding b,
 		const char *name, uint16_t aux)
 {
-	grow_array((void **)&t->syms, &t->cap, t->n + 1, sizeof(*t->syms));
+	if (t->n == t->cap)
+		grow_array((void **)&t->syms, &t->cap, t->n + 1, sizeof(*t->syms));
 	struct sym *s = &t->syms[t->n];
 	s->start = start;
 	s->end = start + size < start ? UINT64_MAX : start + size;
@@ -19,12 +25,48 @@ void symtab_add(struct symtab *t, uint64_t start, uint64_t size, enum sym_bindin
 	t->n++;
 }
 
-static int cmp_sym(const void *a, const void *b)
+/* Sorts by start, keeping the read order (seq) among equal starts: a least significant
+ * digit radix sort of (start, index) pairs, 8 bits a pass, skipping the digits in which all
+ * starts agree (most of the high ones), then one permutation of the symbols.  Several
+ * times faster than qsort() with a comparison callback on tables of 100 000 symbols. */
+struct sort_key {
+	uint64_t start;
+	uint32_t index;
+};
+
+static void sort_syms(struct symtab *t)
 {
-	const struct sym *x = a, *y = b;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	size_t n = t->n;
+	struct sort_key *a = xmalloc(n * sizeof(*a)), *b = xmalloc(n * sizeof(*b));
+	uint64_t all_or = 0, all_and = UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		a[i].start = t->syms[i].start;
+		a[i].index = (uint32_t)i; /* the symbols are in read order: i is seq */
+		all_or |= a[i].start;
+		all_and &= a[i].start;
+	}
+	uint64_t varies = all_or ^ all_and;
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		if (!((varies >> shift) & 0xff))
+			continue;
+		size_t count[257] = {0};
+		for (size_t i = 0; i < n; i++)
+			count[((a[i].start >> shift) & 0xff) + 1]++;
+		for (size_t d = 1; d <= 256; d++)
+			count[d] += count[d - 1];
+		for (size_t i = 0; i < n; i++)
+			b[count[(a[i].start >> shift) & 0xff]++] = a[i];
+		struct sort_key *tmp = a;
+		a = b;
+		b = tmp;
+	}
+	struct sym *sorted = xmalloc(t->cap * sizeof(*sorted));
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = t->syms[a[i].index];
+	free(t->syms);
+	t->syms = sorted;
+	free(a);
+	free(b);
 }
 
 static size_t leading_underscores(const char *s)
@@ -106,7 +148,7 @@ void symtab_finish(struct symtab *t, bool kallsyms)
 	for (size_t i = 1; i < t->n && sorted; i++)
 		sorted = t->syms[i - 1].start <= t->syms[i].start;
 	if (!sorted)
-		qsort(t->syms, t->n, sizeof(*t->syms), cmp_sym);
+		sort_syms(t);
 	/* sizes first, as perf: of aliases without a size only the last one gets one, so it
 	 * is the one kept */
 	fix_ends(t, kallsyms);
