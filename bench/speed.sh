@@ -115,47 +115,66 @@ if want rss; then
 		"  [goal: flat]; perf script ($long s): $(mib $(($(med rss_script.rss) * 1024))) MiB"
 fi
 
-# stop_to_zip NAME COMMAND...: runs a collection of $long s under the workloads and stops it
-# as Ctrl+C would (SIGINT to its process group, the workloads stopped just before); prints
-# the seconds from SIGINT until it exited, and leaves NAME.trace.zip.
+# stop_to_zip NAME PATTERN COMMAND...: runs a collection that stops itself after $long s
+# (-collectsec) under the workloads; prints the seconds from the moment it says it stopped
+# (its output line matching PATTERN, timestamped as it comes) until it exited, having
+# written NAME.trace.zip.  (-collectsec rather than Ctrl+C: perfcollect started from a
+# script ignores SIGINT.)
 stop_to_zip() {
-	local name=$1 pid t0 t1
-	shift
+	local name=$1 pattern=$2 t1 ts
+	shift 2
 	workloads_start "$build" "$work"
-	# Its own process group, with SIGINT at its default (a shell started in the background
-	# ignores it, and perfcollect's trap could not take it back), as from a terminal.
-	set -m
-	perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV or die "$ARGV[0]: $!\n"' -- "$@" >"$name.out" 2>&1 &
-	pid=$!
-	set +m
-	sleep "$long"
+	"$@" 2>&1 | while IFS= read -r line; do echo "$(date +%s.%N) $line"; done >"$name.out"
+	t1=$(date +%s.%N)
 	workloads_stop
-	t0=$(date +%s%N)
-	kill -INT -- -"$pid"
-	wait "$pid" || { echo "speed.sh: $name failed:" >&2; tail -5 "$name.out" >&2; exit 1; }
-	t1=$(date +%s%N)
-	awk "BEGIN{print ($t1 - $t0) / 1e9}"
+	ts=$(grep -m1 -E "$pattern" "$name.out" | cut -d' ' -f1)
+	[ -n "$ts" ] && [ -s "$name.trace.zip" ] ||
+		{ echo "speed.sh: $name did not stop and write its zip:" >&2; tail -5 "$name.out" >&2; exit 1; }
+	awk "BEGIN{print $t1 - $ts}"
+}
+
+# The zip perfcollect makes of the same trace: zip -r of perf.data, perf inject --jit's
+# perf-jit.data (a copy of perf.data where inject fails), perf script's perf.data.txt and the
+# JIT maps, as its ProcessCollectedData does.
+perfcollect_layout_zip() { # perfcollect_layout_zip OUR_ZIP -> prints its size
+	rm -rf layout && mkdir -p layout/x && unzip -q "$1" -d layout/ours
+	local d
+	d=$(dirname "$(find layout/ours -name perf.data | head -1)")
+	cp "$d"/perf.data layout/x/
+	cp "$d"/perf-*.map "$d"/jit-*.dump layout/x/ 2>/dev/null || true
+	(cd layout/x && { perf inject -i perf.data --jit -o perf-jit.data >/dev/null 2>&1 ||
+		cp perf.data perf-jit.data; } &&
+		perf script -i perf-jit.data --fields "$FIELDS" >perf.data.txt 2>/dev/null
+		cd .. && zip -qr x.zip x)
+	stat -c %s layout/x.zip
 }
 
 if want stop; then
 	echo
-	echo "== stop -> finished zip, $long s system-wide; zip size of the same kind of trace"
+	echo "== stop -> finished zip, $long s system-wide; zip size"
 	for _ in $(seq "$runs"); do
-		stop_to_zip pc "$PC" collect pc >>pc.stop
+		stop_to_zip pc '^[0-9.]+ perfcollect-c: Stopped' "$PC" collect pc -collectsec "$long" >>pc.stop
 		stat -c %s pc.trace.zip >>pc.size
 		unzip -tq pc.trace.zip >/dev/null || { echo "speed.sh: unzip -t fails on our zip" >&2; exit 1; }
+		perfcollect_layout_zip pc.trace.zip >>layout.size
 		rm -f pc.trace.zip
 		if [ -n "$perfcollect" ]; then
-			stop_to_zip perfcollect "$perfcollect" collect ref -nolttng >>ref.stop
+			stop_to_zip ref 'STOPPED' "$perfcollect" collect ref -nolttng -collectsec "$long" >>ref.stop
 			stat -c %s ref.trace.zip >>ref.size
+			unzip -l ref.trace.zip | awk '$NF ~ /perf.data.txt$/ {print $1}' >>ref.txtsize
 			rm -f ref.trace.zip
 		fi
 	done
 	printf '   %-26s %6.2f s, zip %s MiB\n' "perfcollect-c" "$(med pc.stop)" "$(mib "$(med pc.size)")"
+	printf '   %-26s          zip %s MiB  (zip -r of the same trace, as perfcollect packs it)\n' \
+		"perfcollect's layout" "$(mib "$(med layout.size)")"
+	echo "   zip is $(awk "BEGIN{printf \"%.2f\", $(med pc.size) / $(med layout.size)}") of perfcollect's for the same trace  [goal: <= 0.5]"
 	if [ -n "$perfcollect" ]; then
-		printf '   %-26s %6.2f s, zip %s MiB\n' "perfcollect" "$(med ref.stop)" "$(mib "$(med ref.size)")"
-		echo "   stop->zip is $(ratio "$(med ref.stop)" "$(med pc.stop)")x faster  [goal: <= 1 s];" \
-			"zip is $(awk "BEGIN{printf \"%.2f\", $(med pc.size) / $(med ref.size)}") of perfcollect's  [goal: <= 0.5]"
+		printf '   %-26s %6.2f s, zip %s MiB (its perf.data.txt: %s MiB)\n' "perfcollect" \
+			"$(med ref.stop)" "$(mib "$(med ref.size)")" "$(mib "$(med ref.txtsize)")"
+		echo "   stop->zip is $(ratio "$(med ref.stop)" "$(med pc.stop)")x faster than perfcollect  [goal: <= 1 s]"
+		[ "$(med ref.txtsize)" -gt 0 ] 2>/dev/null ||
+			echo "   note: perfcollect's perf.data.txt is empty (its perf inject --jit failed on a jitdump here): its time and size are of a trace without text"
 	else
 		echo "   perfcollect rows skipped: give its script with --perfcollect PATH"
 	fi

@@ -82,6 +82,24 @@ static const char *shown_name(const struct symtab *t, struct sym *s)
 	return t->shown_name ? t->shown_name(t->owner, s) : s->name;
 }
 
+/* Two mangled C++ names of one constructor or destructor in its variants (complete, base,
+ * allocating: C1/C2/C3, D0/D1/D2), which are aliases at one address in every C++ binary and
+ * demangle to the same text: they tie on the rules below without demangling either (most
+ * of the demangling a large C++ library would otherwise cost at load time). */
+static bool ctor_dtor_variants(const char *a, const char *b)
+{
+	if (a[0] != '_' || a[1] != 'Z' || b[0] != '_' || b[1] != 'Z')
+		return false;
+	size_t i = 2;
+	while (a[i] && a[i] == b[i])
+		i++;
+	if (!a[i] || !b[i] || strcmp(a + i + 1, b + i + 1))
+		return false; /* equal, or more than one character differs */
+	char pa = a[i - 1], next = a[i + 1];
+	return (pa == 'C' || pa == 'D') && a[i] >= '0' && a[i] <= '5' && b[i] >= '0' &&
+	       b[i] <= '5' && (next == 'E' || next == 'I' || next == 'B');
+}
+
 /* true when a is to be kept over b (perf's choose_best_symbol).  The names compared are
  * the shown ones, so they are only asked for when the other rules tie. */
 static bool prefer_first(const struct symtab *t, struct sym *a, struct sym *b)
@@ -95,6 +113,8 @@ static bool prefer_first(const struct symtab *t, struct sym *a, struct sym *b)
 	bool a_glob = a->binding == SYM_GLOBAL, b_glob = b->binding == SYM_GLOBAL;
 	if (a_glob != b_glob)
 		return a_glob;
+	if (ctor_dtor_variants(a->name, b->name))
+		return true; /* the same shown name: a tie, the first stays */
 	const char *na = shown_name(t, a), *nb = shown_name(t, b);
 	size_t ua = leading_underscores(na), ub = leading_underscores(nb);
 	if (ua != ub)
