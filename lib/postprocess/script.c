@@ -15,14 +15,17 @@
 /* Formatted frame lines, by (ip, symbol, dso): a trace repeats the same frames over and
  * over, and copying a line is several times cheaper than formatting it.  Direct-mapped; the
  * symbol and dso strings live as long as the symbolizer (symbols.h), so their addresses
- * name them. */
-#define LINE_CACHE_SIZE 65536
+ * name them.  The lines themselves sit in a ring of LINE_ARENA bytes: a line is good while
+ * the ring has not come round over it, so the cache takes the same memory on any trace. */
+#define LINE_CACHE_SIZE 32768
+#define LINE_ARENA	(4u << 20)
+#define LINE_MAX_LEN	4096 /* longer lines (huge C++ names) are not kept */
 
 struct cached_line {
 	uint64_t ip;
 	const char *sym, *dso;
-	char *text; /* "\t<ip> sym (dso)\n" */
-	uint32_t len, cap;
+	uint64_t at; /* where in the ring's history the line starts; 0 = empty */
+	uint32_t len;
 };
 
 struct script_writer {
@@ -34,6 +37,8 @@ struct script_writer {
 	bool failed;
 	int err;
 	struct cached_line *lines;
+	char *arena;
+	uint64_t arena_pos; /* bytes ever written to the ring, plus 1 (0 marks empty) */
 };
 
 struct script_writer *script_writer_new(FILE *out, int name_width)
@@ -44,6 +49,8 @@ struct script_writer *script_writer_new(FILE *out, int name_width)
 	w->cap = DRAIN_SIZE + 8192;
 	w->buf = xmalloc(w->cap);
 	w->lines = xcalloc(LINE_CACHE_SIZE, sizeof(*w->lines));
+	w->arena = xmalloc(LINE_ARENA);
+	w->arena_pos = 1;
 	return w;
 }
 
@@ -51,9 +58,8 @@ void script_writer_free(struct script_writer *w)
 {
 	if (!w)
 		return;
-	for (size_t i = 0; i < LINE_CACHE_SIZE; i++)
-		free(w->lines[i].text);
 	free(w->lines);
+	free(w->arena);
 	free(w->buf);
 	free(w);
 }
@@ -218,8 +224,9 @@ static void put_frame_line(struct script_writer *w, const struct frame *f)
 	uint64_t h = (f->ip * 0x9E3779B97F4A7C15ULL) ^ ((uintptr_t)sym * 0xff51afd7ed558ccdULL) ^
 		     ((uintptr_t)dso >> 3);
 	struct cached_line *c = &w->lines[(h >> 40) & (LINE_CACHE_SIZE - 1)];
-	if (c->text && c->ip == f->ip && c->sym == sym && c->dso == dso) {
-		put_mem(w, c->text, c->len);
+	if (c->at && c->ip == f->ip && c->sym == sym && c->dso == dso &&
+	    w->arena_pos - c->at <= LINE_ARENA - c->len) {
+		put_mem(w, w->arena + (c->at - 1) % LINE_ARENA, c->len);
 		return;
 	}
 	size_t start = w->len;
@@ -228,17 +235,19 @@ static void put_frame_line(struct script_writer *w, const struct frame *f)
 	format_frame_tail(w, f);
 	put_char(w, '\n');
 	size_t n = w->len - start;
-	if (n > UINT32_MAX / 2)
+	if (n > LINE_MAX_LEN)
 		return;
-	if (n > c->cap) {
-		c->cap = (uint32_t)n + 32;
-		c->text = xrealloc(c->text, c->cap);
-	}
-	memcpy(c->text, w->buf + start, n);
+	/* a line does not wrap round the ring's end: skip to its start */
+	size_t off = (w->arena_pos - 1) % LINE_ARENA;
+	if (off + n > LINE_ARENA)
+		w->arena_pos += LINE_ARENA - off, off = 0;
+	memcpy(w->arena + off, w->buf + start, n);
+	c->at = w->arena_pos;
 	c->len = (uint32_t)n;
 	c->ip = f->ip;
 	c->sym = sym;
 	c->dso = dso;
+	w->arena_pos += n;
 }
 
 /* Hands the accumulated text to the FILE in large pieces, which glibc writes straight
