@@ -291,7 +291,7 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 	p.evsel_samples = xcalloc(p.nr_evsels + 1, sizeof(*p.evsel_samples));
 	log_header(&p);
 	open_trace_formatter(&p);
-	struct symbolizer_opts so = {.side_dir = o->trace_dir, .live = o->live};
+	struct symbolizer_opts so = {.side_dir = o->trace_dir, .live = o->live, .symfs = o->symfs};
 	p.sym = symbolizer_new(&so);
 	int ret = -1;
 	char *txt_path = xasprintf("%s/perf.data.txt", out_dir);
