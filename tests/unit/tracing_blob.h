@@ -43,9 +43,9 @@ static inline void tblob_sized(struct tblob *b, const char *text, int width)
 }
 
 #define TBLOB_HEADER_PAGE                                                                          \
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"                                \
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"                              \
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"                               \
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"                                 \
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"                                \
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"                                 \
 	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n"
 
 /* One system's formats (NULL-terminated list), then printk formats (may be NULL). */
@@ -79,17 +79,18 @@ static inline struct tblob tblob_build(const char *system, const char *const *fo
 /* A tracepoint format in the kernel's shape: id, a u32 "value" and a char[16] "name". */
 static inline char *tblob_format(const char *event, unsigned id, const char *print_fmt)
 {
-	return xasprintf("name: %s\nID: %u\nformat:\n"
-			 "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-			 "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-			 "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-			 "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-			 "\n"
-			 "\tfield:unsigned int value;\toffset:8;\tsize:4;\tsigned:0;\n"
-			 "\tfield:char name[16];\toffset:12;\tsize:16;\tsigned:0;\n"
-			 "\n"
-			 "print fmt: %s\n",
-			 event, id, print_fmt);
+	return xasprintf(
+	    "name: %s\nID: %u\nformat:\n"
+	    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	    "\n"
+	    "\tfield:unsigned int value;\toffset:8;\tsize:4;\tsigned:0;\n"
+	    "\tfield:char name[16];\toffset:12;\tsize:16;\tsigned:0;\n"
+	    "\n"
+	    "print fmt: %s\n",
+	    event, id, print_fmt);
 }
 
 #define TBLOB_RECORD_SIZE 28

@@ -21,7 +21,8 @@
  * still writing when it is killed. */
 #define NR_SAMPLES 12000
 #define SAMPLE_TYPE                                                                                \
-	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
+	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |               \
+	 PERF_SAMPLE_RAW)
 
 static char dir[] = "/tmp/test_trace_fields.XXXXXX";
 
@@ -49,8 +50,7 @@ static size_t sample(uint64_t *w, uint64_t time, const void *rec_raw, size_t raw
 
 /* perf.data at path with one tracepoint event (config id) and these tracing data; the
  * samples' raw data are pctest:ev records with value i and name "w<i>". */
-static void write_file(const char *path, unsigned id, const void *blob, size_t blob_len,
-		       int nr)
+static void write_file(const char *path, unsigned id, const void *blob, size_t blob_len, int nr)
 {
 	struct perfdata_writer *w = perfdata_writer_new(path);
 	CHECK(w != NULL);
@@ -74,8 +74,8 @@ static void write_file(const char *path, unsigned id, const void *blob, size_t b
 		size_t n = sample(rec, 1000000 + (uint64_t)i, raw, sizeof(raw));
 		CHECK(perfdata_writer_write(w, rec, n) == 0);
 	}
-	struct perfdata_meta meta = {.clockid = -1, .tracing_data = blob,
-				     .tracing_data_size = blob_len};
+	struct perfdata_meta meta = {
+	    .clockid = -1, .tracing_data = blob, .tracing_data_size = blob_len};
 	CHECK(perfdata_writer_finish(w, &meta) == 0);
 	perfdata_writer_free(w);
 }

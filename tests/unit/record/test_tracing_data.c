@@ -39,11 +39,11 @@ static void check_shapes(void)
 
 	/* Found by fuzzing: libtraceevent dereferences NULL at a field it cannot find. */
 	static const char *const bad[] = {
-	    "\"value=%u\", REC->valeu",	     /* undeclared field */
-	    "\"value=%u, REC->value",	     /* string not closed */
-	    "\"value=%u\", (REC->value",     /* parenthesis not closed */
-	    "\"value=%u\", REC->value)",     /* closed too often */
-	    "value=%u, REC->value",	     /* no string */
+	    "\"value=%u\", REC->valeu",	 /* undeclared field */
+	    "\"value=%u, REC->value",	 /* string not closed */
+	    "\"value=%u\", (REC->value", /* parenthesis not closed */
+	    "\"value=%u\", REC->value)", /* closed too often */
+	    "value=%u, REC->value",	 /* no string */
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		td = parse_one(bad[i], &ret, &b);
