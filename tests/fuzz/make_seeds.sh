@@ -31,7 +31,8 @@ for n in ours_pid ours_offcpu ours_fork ours_dotnet; do
 	unzip -oq $n.trace.zip
 	cp $n.trace/perf.data "$out/perfdata_read/$n.data"
 done
-cp ours_pid.trace.zip ours_offcpu.trace.zip "$out/archive/"
+cp ours_pid.trace.zip "$out/archive/ours_pid.zip"
+cp ours_offcpu.trace.zip "$out/archive/ours_offcpu.zip"
 
 # --- perf.data: perf's ---
 pr() { perf record -q "$@" >/dev/null 2>&1; }
@@ -44,7 +45,7 @@ perf record -q -e sched:sched_switch -g -o - -- "$BLK" 5 5 10 2>/dev/null >perf_
 pr -g -F 499 -o perf_fork.data -- sh -c "$HOT 0.2 2; true"
 "$HOT" 2 & pid=$!; sleep 0.2; pr -F 999 -p $pid -o perf_p.data -- sleep 0.3; wait $pid
 cp perf_*.data "$out/perfdata_read/"
-"$PC" merge perf_tp.data -o tp.trace.zip >/dev/null 2>&1 && cp tp.trace.zip "$out/archive/"
+"$PC" merge perf_tp.data -o tp.trace.zip >/dev/null 2>&1 && cp tp.trace.zip "$out/archive/tp.zip"
 
 # --- perf script text ---
 cut_text() { awk -v max="$3" '{print} /^$/ {if (bytes > max) exit} {bytes += length($0) + 1}' "$1" >"$2"; }
