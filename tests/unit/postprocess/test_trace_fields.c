@@ -62,7 +62,8 @@ static void write_file(const char *path, unsigned id, const void *blob, size_t b
 				       .sample_period = 1,
 				       .sample_type = SAMPLE_TYPE,
 				       .sample_id_all = 1};
-	CHECK(perfdata_writer_add_attr(w, &attr, "pctest:ev", NULL, 0) == 0);
+	static const uint64_t ids[] = {1};
+	CHECK(perfdata_writer_add_attr(w, &attr, "pctest:ev", ids, 1) == 0);
 	for (int i = 0; i < nr; i++) {
 		unsigned char raw[TBLOB_RECORD_SIZE] = {0};
 		uint16_t type = (uint16_t)id;
