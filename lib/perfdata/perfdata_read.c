@@ -363,7 +363,13 @@ int perfdata_reader_next(struct perfdata_reader *r, struct perfdata_record *rec)
 			continue;
 		}
 		if (h->type == PERF_RECORD_COMPRESSED) {
-			if (decompress(r, h, offset) < 0)
+			/* perf never nests them; one inside would be decompressed from the
+			 * buffer it is being decompressed into */
+			if (from_decomp)
+				pc_err("%s: a compressed record inside compressed data (record at "
+				       "offset %llu)",
+				       r->path, (unsigned long long)offset);
+			if (from_decomp || decompress(r, h, offset) < 0)
 				end_of_data(r, true);
 			continue;
 		}
