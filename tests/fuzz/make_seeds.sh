@@ -40,6 +40,7 @@ pr -g -F 999 -o perf_g.data -- "$HOT" 0.3
 pr -g -z -F 999 -o perf_z.data -- "$HOT" 0.3
 perf record -q -g -F 999 -o - -- "$HOT" 0.3 2>/dev/null >perf_pipe.data
 perf record -q -z -g -F 499 -o - -- "$HOT" 0.2 2 2>/dev/null >perf_z_pipe.data
+python3 "$src/tests/fuzz/zstd_raw.py" perf_z_pipe.data perf_z_pipe_raw.data
 pr -e sched:sched_switch -e sched:sched_wakeup -g -o perf_tp.data -- "$BLK" 5 5 20
 perf record -q -e sched:sched_switch -g -o - -- "$BLK" 5 5 10 2>/dev/null >perf_tp_pipe.data
 pr -g -F 499 -o perf_fork.data -- sh -c "$HOT 0.2 2; true"
