@@ -102,6 +102,15 @@ static void check_printk_lines(void)
 	trace_formatter_free(f);
 	tracing_data_release(&td);
 
+	/* the overflow of #19 itself: the section's last line without a format */
+	free(b.p);
+	b = tblob_build("pctest", formats,
+			"0xffffffff8281a8ff : \"thaw_processes\"\nffffffff81000000:", false);
+	CHECK(tracing_data_parse(b.p, b.len, &td) == 0);
+	CHECK_EQ_U64(td.nr_bad_lines, 1);
+	trace_formatter_free(trace_formatter_from(&td));
+	tracing_data_release(&td);
+
 	/* every truncation: refused or parsed, never read out of bounds */
 	for (size_t cut = 0; cut < b.len; cut++) {
 		char *copy = xmalloc(cut ? cut : 1);
