@@ -1,13 +1,14 @@
 /* The whole `merge` pass (lib/postprocess/) on a perf.data: reader, process/map state,
- * symbols, tracepoint fields, perf.data.txt and the archive, exactly as
- * `perfcollect-c merge some.perf.data` runs it on a file someone sent.  Side files come
- * from an empty .trace directory with a small kallsyms, and ELF files are looked up in an
- * empty directory (symfs): this machine's binaries and debug files are not the input, and
- * loading them for every input (libc's debug symbols...) would leave little time for the
- * records.  The archive is to go to a directory that does not exist: the pass then writes
- * perf.data.txt into the output directory (postprocess's fallback) and packing fails at
- * once; compressing a zip for every input would take eight of every nine executions, and
- * what the archive writer gets is our own text. */
+ * symbols, tracepoint fields (libtraceevent, in a child process for formats that are not
+ * this machine's) and perf.data.txt, as `perfcollect-c merge NAME.trace` runs it on a trace
+ * someone sent (not live: no /proc lookups of the recorded pids).  The .trace directory
+ * holds the input and a small kallsyms; ELF files are looked up in an empty directory
+ * (symfs): this machine's binaries and debug files are not the input, and loading them for
+ * every input (libc's debug symbols...) would leave little time for the records.  The
+ * archive is to go to a directory that does not exist: the pass then writes perf.data.txt
+ * into the output directory (postprocess's fallback) and packing fails at once;
+ * compressing a zip for every input would take eight of every nine executions, and what
+ * the archive writer gets is our own text. */
 #include "fuzz.h"
 #include "postprocess/postprocess.h"
 
@@ -53,7 +54,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    .zip_path = zip,
 	    .perf_data = fuzz_fd_path(fd),
 	    .out_dir = out,
-	    .loose = true,
 	    .symfs = symfs,
 	};
 	struct postprocess_stats st;
