@@ -3,8 +3,7 @@
  * it, without the rest of the pass: every sample's comm and the map of each of its frames
  * are looked up, and every map of every process visited.  fuzz_postprocess covers the same
  * with symbols and text around it, at a tenth of the speed. */
-#include "fuzz.h"
-#include "perfdata/perfdata_read.h"
+#include "fuzz_perfdata.h"
 #include "symbols/machine.h"
 
 static uint64_t sink;
@@ -22,20 +21,14 @@ static void visit_pid(void *arg, uint32_t pid)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	log_set_quiet(true);
-	int fd = fuzz_fd(data, size);
-	struct perfdata_reader *r = perfdata_reader_open(fuzz_fd_path(fd));
-	if (!r) {
-		close(fd);
+	int fd;
+	struct perfdata_reader *r = fuzz_reader(data, size, &fd);
+	if (!r)
 		return 0;
-	}
 	struct machine *m = machine_new();
 	struct perfdata_record rec;
-	int ret;
-	for (unsigned errors = 0; (ret = perfdata_reader_next(r, &rec)) != 0 && errors < 1000;) {
-		if (ret < 0) {
-			errors++;
-			continue;
-		}
+	unsigned errors = 0;
+	while (fuzz_next_record(r, &rec, &errors)) {
 		if (rec.header->type != PERF_RECORD_SAMPLE) {
 			machine_process(m, &rec);
 			continue;

@@ -1,10 +1,7 @@
 /* The perf.data reader (lib/perfdata/): file and pipe layouts, attrs, feature sections,
  * the record stream with ordering and zstd-compressed records.  Every delivered record is
  * decoded as the merge pass does, and every byte it points to is read. */
-#include "fuzz.h"
-#include "perfdata/perfdata_read.h"
-
-#include <errno.h>
+#include "fuzz_perfdata.h"
 
 static uint64_t sink;
 
@@ -24,12 +21,10 @@ static void touch_str(const char *s)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	log_set_quiet(true);
-	int fd = fuzz_fd(data, size);
-	struct perfdata_reader *r = perfdata_reader_open(fuzz_fd_path(fd));
-	if (!r) {
-		close(fd);
+	int fd;
+	struct perfdata_reader *r = fuzz_reader(data, size, &fd);
+	if (!r)
 		return 0;
-	}
 	touch_str(perfdata_reader_hostname(r));
 	touch_str(perfdata_reader_osrelease(r));
 	touch_str(perfdata_reader_version(r));
@@ -41,13 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		touch(e->ids, e->nids * sizeof(*e->ids));
 	}
 	struct perfdata_record rec;
-	int ret;
-	/* -1 is a bad record; the reader goes on after it, until 0 */
-	for (unsigned errors = 0; (ret = perfdata_reader_next(r, &rec)) != 0 && errors < 1000;) {
-		if (ret < 0) {
-			errors++;
-			continue;
-		}
+	unsigned errors = 0;
+	while (fuzz_next_record(r, &rec, &errors)) {
 		touch(rec.header, rec.header->size);
 		if (rec.header->type == PERF_RECORD_SAMPLE) {
 			const struct perf_sample *s = &rec.sample;

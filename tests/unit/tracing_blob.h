@@ -95,4 +95,14 @@ static inline char *tblob_format(const char *event, unsigned id, const char *pri
 
 #define TBLOB_RECORD_SIZE 28
 
+/* pctest:ev (ID 900) with this print fmt, alone in a blob. */
+static inline struct tblob tblob_one(const char *print_fmt, const char *printk, bool big_endian)
+{
+	char *fmt = tblob_format("ev", 900, print_fmt);
+	const char *formats[] = {fmt, NULL};
+	struct tblob b = tblob_build("pctest", formats, printk, big_endian);
+	free(fmt);
+	return b;
+}
+
 #endif

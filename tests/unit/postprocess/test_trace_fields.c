@@ -143,9 +143,7 @@ int main(void)
 	CHECK(log_open(log) == 0);
 
 	/* Foreign formats: the child prints exactly what libtraceevent prints. */
-	char *fmt = tblob_format("ev", 900, "\"value=%u name=%s\", REC->value, REC->name");
-	const char *formats[] = {fmt, NULL};
-	struct tblob b = tblob_build("pctest", formats, NULL, false);
+	struct tblob b = tblob_one("\"value=%u name=%s\", REC->value, REC->name", NULL, false);
 	write_file(path, 900, b.p, b.len, NR_SAMPLES);
 	struct run res = run(path, 0);
 	CHECK_EQ_U64(res.texts, NR_SAMPLES);
@@ -174,11 +172,8 @@ int main(void)
 
 	/* A print fmt naming an undeclared field (libtraceevent dereferences NULL there): the
 	 * format is left out, its samples have no field, and the child runs safely. */
-	free(fmt);
 	free(b.p);
-	fmt = tblob_format("ev", 900, "\"value=%u\", REC->nosuch");
-	formats[0] = fmt;
-	b = tblob_build("pctest", formats, NULL, false);
+	b = tblob_one("\"value=%u\", REC->nosuch", NULL, false);
 	write_file(path, 900, b.p, b.len, 10);
 	res = run(path, 0);
 	CHECK_EQ_U64(res.none, 10);
@@ -211,7 +206,6 @@ int main(void)
 	}
 
 	log_close();
-	free(fmt);
 	free(b.p);
 	rm_rf(dir);
 	free(path);

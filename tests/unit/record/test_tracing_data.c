@@ -16,12 +16,9 @@ static const char good_fmt[] = "\"value=%u name=%s\", REC->value, REC->name";
 /* One pctest:ev format with this print fmt; *b holds the blob td points into. */
 static struct tracing_data parse_one(const char *print_fmt, int *ret, struct tblob *b)
 {
-	char *fmt = tblob_format("ev", 900, print_fmt);
-	const char *formats[] = {fmt, NULL};
-	*b = tblob_build("pctest", formats, NULL, false);
+	*b = tblob_one(print_fmt, NULL, false);
 	struct tracing_data td;
 	*ret = tracing_data_parse(b->p, b->len, &td);
-	free(fmt);
 	return td;
 }
 
@@ -82,16 +79,14 @@ static void check_shapes(void)
  * without "ADDR : X", and tep_register_print_string() before its copy of a short string. */
 static void check_printk_lines(void)
 {
-	char *fmt = tblob_format("ev", 900, good_fmt);
-	const char *formats[] = {fmt, NULL};
-	struct tblob b = tblob_build("pctest", formats,
-				     "0xffffffff8281a8ff : \"thaw_processes\"\n"
-				     "ffffffff81000000:\n"
-				     "ffffffff81000000 : \"\"\n"
-				     "::ffff : \"x\"\n"
-				     "no address\n"
-				     "0xffffffff8281b749 : \"preempt_rcu\"",
-				     false);
+	struct tblob b = tblob_one(good_fmt,
+				   "0xffffffff8281a8ff : \"thaw_processes\"\n"
+				   "ffffffff81000000:\n"
+				   "ffffffff81000000 : \"\"\n"
+				   "::ffff : \"x\"\n"
+				   "no address\n"
+				   "0xffffffff8281b749 : \"preempt_rcu\"",
+				   false);
 	struct tracing_data td;
 	CHECK(tracing_data_parse(b.p, b.len, &td) == 0);
 	CHECK_STR(td.printk_formats, "0xffffffff8281a8ff : \"thaw_processes\"\n"
@@ -104,8 +99,8 @@ static void check_printk_lines(void)
 
 	/* the overflow of #19 itself: the section's last line without a format */
 	free(b.p);
-	b = tblob_build("pctest", formats,
-			"0xffffffff8281a8ff : \"thaw_processes\"\nffffffff81000000:", false);
+	b = tblob_one(good_fmt,
+		      "0xffffffff8281a8ff : \"thaw_processes\"\nffffffff81000000:", false);
 	CHECK(tracing_data_parse(b.p, b.len, &td) == 0);
 	CHECK_EQ_U64(td.nr_bad_lines, 1);
 	trace_formatter_free(trace_formatter_from(&td));
@@ -120,29 +115,23 @@ static void check_printk_lines(void)
 		free(copy);
 	}
 	free(b.p);
-	free(fmt);
 }
 
 /* Sizes in the other byte order, as a big-endian machine writes them. */
 static void check_big_endian(void)
 {
-	char *fmt = tblob_format("ev", 900, good_fmt);
-	const char *formats[] = {fmt, NULL};
-	struct tblob b = tblob_build("pctest", formats, NULL, true);
+	struct tblob b = tblob_one(good_fmt, NULL, true);
 	struct tracing_data td;
 	CHECK(tracing_data_parse(b.p, b.len, &td) == 0);
 	CHECK(td.big_endian && td.nr_formats == 1 && !tracing_data_is_local(&td));
 	tracing_data_release(&td);
 	free(b.p);
-	free(fmt);
 }
 
 /* A string field without its NUL prints within the record. */
 static void check_unterminated_string(void)
 {
-	char *fmt = tblob_format("ev", 900, good_fmt);
-	const char *formats[] = {fmt, NULL};
-	struct tblob b = tblob_build("pctest", formats, NULL, false);
+	struct tblob b = tblob_one(good_fmt, NULL, false);
 	struct trace_formatter *f = trace_formatter_new(b.p, b.len);
 	CHECK(f != NULL);
 	unsigned char raw[TBLOB_RECORD_SIZE] = {0};
@@ -157,7 +146,6 @@ static void check_unterminated_string(void)
 	}
 	trace_formatter_free(f);
 	free(b.p);
-	free(fmt);
 }
 
 /* This kernel's formats, as collect records them, are local; one byte changed, not. */
