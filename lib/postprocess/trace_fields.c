@@ -15,6 +15,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -78,9 +80,11 @@ static bool put(struct out *o, const void *p, size_t n)
 	return true;
 }
 
-/* Forked while the archive thread may run: only the reader, libtraceevent, malloc and
- * plain writes here (no stdio, no log). */
-static void child_main(const char *perf_data, int wfd)
+/* The child's work: every tracepoint sample's text into wfd, in order.  Mostly run in a
+ * fresh process (child_entry()); where that fails, in the fork itself, while the archive
+ * thread may run: so only the reader, libtraceevent, malloc and plain writes here (no
+ * stdio, no log). */
+static _Noreturn void child_main(const char *perf_data, int wfd)
 {
 	log_forget();
 	log_set_quiet(true);
@@ -120,20 +124,60 @@ static void child_main(const char *perf_data, int wfd)
 	_exit(write_all(wfd, out->buf, out->len) == 0 ? 0 : 3);
 }
 
+/* The child is this same program started again, with CHILD_ENV set to "<fd>:<perf.data>":
+ * a fresh process, which a fork of one that has run for a while is not (a sanitizer's
+ * allocator can stay locked in a forked child; glibc's cannot).  This constructor does the
+ * child's work before main() in whatever program links this file, and never returns then. */
+#define CHILD_ENV "PERFCOLLECT_C_TRACE_FIELDS_CHILD"
+
+__attribute__((constructor)) static void child_entry(void)
+{
+	const char *spec = getenv(CHILD_ENV);
+	if (!spec)
+		return;
+	char *end;
+	long fd = strtol(spec, &end, 10);
+	struct stat st;
+	if (end == spec || *end != ':' || fd < 0 || fd > INT_MAX || fstat((int)fd, &st) < 0 ||
+	    !S_ISFIFO(st.st_mode))
+		return; /* not set by us */
+	char *perf_data = xstrdup(end + 1);
+	unsetenv(CHILD_ENV);
+	child_main(perf_data, (int)fd);
+}
+
 static int start_child(struct trace_fields *t, const char *perf_data)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return pc_err_errno("cannot create a pipe");
+	/* Made before the fork: between fork and exec only async-signal-safe calls. */
+	char *spec = xasprintf(CHILD_ENV "=%d:%s", p[1], perf_data);
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **envp = xcalloc(n + 2, sizeof(*envp));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!str_startswith(environ[i], CHILD_ENV "="))
+			envp[k++] = environ[i];
+	envp[k] = spec;
+	char *argv[] = {(char *)"perfcollect-c (trace fields)", NULL};
 	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		fcntl(p[1], F_SETFD, 0);
+		execve("/proc/self/exe", argv, envp);
+		child_main(perf_data, p[1]); /* no /proc: go on in the fork */
+	}
+	int saved = errno;
+	free(spec);
+	free(envp);
 	if (pid < 0) {
 		close(p[0]);
 		close(p[1]);
+		errno = saved;
 		return pc_err_errno("cannot start a process");
-	}
-	if (pid == 0) {
-		close(p[0]);
-		child_main(perf_data, p[1]);
 	}
 	close(p[1]);
 	t->child = pid;
@@ -321,6 +365,15 @@ struct trace_fields *trace_fields_new(const struct perfdata_reader *r, const cha
 	t->r = r;
 	t->perf_data = xstrdup(perf_data);
 	t->fd = -1;
+	/* A file that has its attrs and tracing data in the header is decided now, before the
+	 * caller starts threads: a fork while another thread holds an allocator lock can leave
+	 * the child stuck (glibc's malloc guards against that, sanitizers' allocators do not). */
+	size_t size;
+	bool tracepoints = false;
+	for (size_t i = 0; i < perfdata_reader_nr_evsels(r); i++)
+		tracepoints |= perfdata_reader_evsel(r, i)->attr.type == PERF_TYPE_TRACEPOINT;
+	if (tracepoints && perfdata_reader_tracing_data(r, &size))
+		decide(t);
 	return t;
 }
 

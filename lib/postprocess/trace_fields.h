@@ -23,8 +23,9 @@ struct trace_fields;
 struct trace_fields *trace_fields_new(const struct perfdata_reader *r, const char *perf_data);
 /* The field of a sample the pass delivered (call it for every sample, in the reader's order:
  * the child answers in that order), valid until the next call; NULL when there is none (not
- * a tracepoint, an unknown event, no tracing data).  The first tracepoint sample decides how
- * (pipe-mode files bring their tracing data in the stream); it may fork then. */
+ * a tracepoint, an unknown event, no tracing data).  How is decided by _new() when the file
+ * has its tracing data in the header (call it before starting threads: it may fork), else
+ * at the first tracepoint sample (pipe-mode files bring their tracing data in the stream). */
 const char *trace_fields_text(struct trace_fields *t, const struct perfdata_record *rec);
 void trace_fields_free(struct trace_fields *t);
 

@@ -21,7 +21,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* The input as a regular file at offset 0; the caller closes it. */
 static inline int fuzz_fd(const uint8_t *data, size_t size)
 {
-	int fd = memfd_create("fuzz-input", MFD_CLOEXEC);
+	/* not close-on-exec: merge's child process for foreign tracepoint formats (a fresh exec of
+	 * this program) opens the input again by its /proc/self/fd path */
+	int fd = memfd_create("fuzz-input", 0);
 	if (fd < 0) {
 		perror("memfd_create");
 		abort();
