@@ -23,6 +23,11 @@ void log_close(void)
 	log_file = NULL;
 }
 
+void log_forget(void)
+{
+	log_file = NULL;
+}
+
 void log_set_quiet(bool quiet)
 {
 	log_quiet = quiet;

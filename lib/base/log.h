@@ -16,6 +16,9 @@ void log_info(const char *fmt, ...) PC_PRINTF(1, 2);
 void log_warn(const char *fmt, ...) PC_PRINTF(1, 2);
 /* A line for the user on stderr (not a warning) that also goes into the log. */
 void log_say(const char *fmt, ...) PC_PRINTF(1, 2);
+/* In a forked child: the log file stays the parent's (not closed, no line of the child's
+ * reaches it). */
+void log_forget(void);
 /* Suppress log_say/log_warn on stderr (tests, --quiet). */
 void log_set_quiet(bool quiet);
 

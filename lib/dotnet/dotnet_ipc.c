@@ -418,6 +418,39 @@ static const char *hresult_name(uint32_t hr)
 	}
 }
 
+size_t dotnet_ipc_reply_header(const unsigned char *hdr, const char *what)
+{
+	if (memcmp(hdr, IPC_MAGIC, IPC_MAGIC_LEN)) {
+		pc_err("%s: the answer does not start with %s", what, IPC_MAGIC);
+		return SIZE_MAX;
+	}
+	size_t size = hdr[14] | (size_t)hdr[15] << 8;
+	if (size < IPC_HEADER_LEN) {
+		pc_err("%s: the answer's size %zu is smaller than its header", what, size);
+		return SIZE_MAX;
+	}
+	return size - IPC_HEADER_LEN;
+}
+
+int dotnet_ipc_reply_status(const unsigned char *hdr, const unsigned char *payload, size_t len,
+			    const char *what, pid_t pid)
+{
+	if (hdr[16] != CMDSET_SERVER)
+		return pc_err("%s: unexpected answer (command set 0x%02x)", what, hdr[16]);
+	if (hdr[17] == SERVER_ERROR) {
+		uint32_t hr = len >= 4 ? get_u32(payload) : 0;
+		if (hr == E_UNKNOWN_COMMAND)
+			return pc_err("%s: the runtime in pid %d does not know this command (it "
+				      "needs a newer .NET)",
+				      what, (int)pid);
+		return pc_err("%s: the runtime answered error 0x%08x%s", what, hr,
+			      hresult_name(hr));
+	}
+	if (hdr[17] != SERVER_OK)
+		return pc_err("%s: unexpected answer (command id 0x%02x)", what, hdr[17]);
+	return 0;
+}
+
 /* One command: connect, send m, read the reply.  On a Server OK reply returns 0 with the
  * payload in *payload (malloc'd; *len bytes).  A Server Error reply becomes pc_err(); an
  * unknown command gets the explanation that matters to the user. */
@@ -449,39 +482,14 @@ static int ipc_call(pid_t pid, struct ipc_msg *m, const char *what, unsigned cha
 	}
 	if (read_full(sock, hdr, sizeof(hdr), what) < 0)
 		goto out;
-	if (memcmp(hdr, IPC_MAGIC, IPC_MAGIC_LEN)) {
-		pc_err("%s: the answer does not start with %s", what, IPC_MAGIC);
+	if ((*len = dotnet_ipc_reply_header(hdr, what)) == SIZE_MAX) {
+		*len = 0;
 		goto out;
 	}
-	size_t size = hdr[14] | (size_t)hdr[15] << 8;
-	if (size < IPC_HEADER_LEN) {
-		pc_err("%s: the answer's size %zu is smaller than its header", what, size);
-		goto out;
-	}
-	*len = size - IPC_HEADER_LEN;
 	*payload = xmalloc(*len + 1);
 	if (read_full(sock, *payload, *len, what) < 0)
 		goto out;
-	if (hdr[16] != CMDSET_SERVER) {
-		pc_err("%s: unexpected answer (command set 0x%02x)", what, hdr[16]);
-		goto out;
-	}
-	if (hdr[17] == SERVER_ERROR) {
-		uint32_t hr = *len >= 4 ? get_u32(*payload) : 0;
-		if (hr == E_UNKNOWN_COMMAND)
-			pc_err("%s: the runtime in pid %d does not know this command (it needs a "
-			       "newer .NET)",
-			       what, (int)pid);
-		else
-			pc_err("%s: the runtime answered error 0x%08x%s", what, hr,
-			       hresult_name(hr));
-		goto out;
-	}
-	if (hdr[17] != SERVER_OK) {
-		pc_err("%s: unexpected answer (command id 0x%02x)", what, hdr[17]);
-		goto out;
-	}
-	r = 0;
+	r = dotnet_ipc_reply_status(hdr, *payload, *len, what, pid);
 out:
 	close(sock);
 	if (r < 0) {
@@ -492,6 +500,16 @@ out:
 	return r;
 }
 
+int dotnet_ipc_hresult(const unsigned char *payload, size_t len, const char *what, pid_t pid)
+{
+	if (len < 4)
+		return pc_err("%s: answer without a result code", what);
+	if (get_u32(payload))
+		return pc_err("%s: the runtime in pid %d answered HRESULT 0x%08x", what, (int)pid,
+			      get_u32(payload));
+	return 0;
+}
+
 /* Commands whose OK answer is an int32 HRESULT. */
 static int ipc_call_hresult(pid_t pid, struct ipc_msg *m, const char *what)
 {
@@ -499,12 +517,7 @@ static int ipc_call_hresult(pid_t pid, struct ipc_msg *m, const char *what)
 	size_t len;
 	if (ipc_call(pid, m, what, &payload, &len) < 0)
 		return -1;
-	int r = 0;
-	if (len < 4)
-		r = pc_err("%s: answer without a result code", what);
-	else if (get_u32(payload))
-		r = pc_err("%s: the runtime in pid %d answered HRESULT 0x%08x", what, (int)pid,
-			   get_u32(payload));
+	int r = dotnet_ipc_hresult(payload, len, what, pid);
 	free(payload);
 	return r;
 }
@@ -602,6 +615,25 @@ static char *take_string(const unsigned char *p, size_t len, size_t *off)
 	return s;
 }
 
+int dotnet_process_info_parse(const unsigned char *p, size_t len, struct dotnet_process_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	/* uint64 pid, GUID runtime cookie, then six strings */
+	size_t off = 8 + 16;
+	if (len < off)
+		return pc_err("ProcessInfo2: answer of %zu bytes is too short", len);
+	info->nspid = get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+	char **fields[] = {&info->command_line, &info->os, &info->arch, &info->entry_assembly,
+			   &info->version};
+	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
+		if (!(*fields[i] = take_string(p, len, &off))) {
+			dotnet_process_info_free(info);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int dotnet_process_info(pid_t pid, struct dotnet_process_info *info)
 {
 	memset(info, 0, sizeof(*info));
@@ -611,24 +643,8 @@ int dotnet_process_info(pid_t pid, struct dotnet_process_info *info)
 	size_t len;
 	if (ipc_call(pid, &m, "ProcessInfo2", &p, &len) < 0)
 		return -1;
-	/* uint64 pid, GUID runtime cookie, then six strings */
-	size_t off = 8 + 16;
-	int r = -1;
-	if (len < off) {
-		pc_err("ProcessInfo2: answer of %zu bytes is too short", len);
-		goto out;
-	}
-	info->nspid = get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
-	char **fields[] = {&info->command_line, &info->os, &info->arch, &info->entry_assembly,
-			   &info->version};
-	for (size_t i = 0; i < ARRAY_SIZE(fields); i++)
-		if (!(*fields[i] = take_string(p, len, &off)))
-			goto out;
-	r = 0;
-out:
+	int r = dotnet_process_info_parse(p, len, info);
 	free(p);
-	if (r < 0)
-		dotnet_process_info_free(info);
 	return r;
 }
 

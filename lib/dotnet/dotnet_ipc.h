@@ -72,6 +72,22 @@ int dotnet_disable_perfmap(pid_t pid);
  * to a value other than 0 in its initial environment)? */
 bool dotnet_perfmap_enabled_by_env(pid_t pid);
 
+/* The answers' parsers, apart from the socket (each reply is untrusted input; the fuzz
+ * harness tests/fuzz/fuzz_dotnet_ipc.c drives them).  A reply is a 20-byte header, then the
+ * payload:
+ * dotnet_ipc_reply_header(): checks the header's magic and size; the payload size it
+ *   announces, or SIZE_MAX with pc_err().
+ * dotnet_ipc_reply_status(): 0 for a Server OK reply, else -1 with pc_err() naming the error.
+ * dotnet_ipc_hresult(): an OK payload that is an HRESULT: 0 when it says success.
+ * dotnet_process_info_parse(): a ProcessInfo2 payload; on failure *info is empty.
+ * `what` names the command and pid the process in messages. */
+size_t dotnet_ipc_reply_header(const unsigned char *hdr, const char *what);
+int dotnet_ipc_reply_status(const unsigned char *hdr, const unsigned char *payload, size_t len,
+			    const char *what, pid_t pid);
+int dotnet_ipc_hresult(const unsigned char *payload, size_t len, const char *what, pid_t pid);
+int dotnet_process_info_parse(const unsigned char *payload, size_t len,
+			      struct dotnet_process_info *info);
+
 /* Opens one of the files pid's runtime writes (name_fmt has one %d for the pid in the
  * target's namespace, e.g. "jit-%d.dump") in its map directory (DOTNET_PerfMapJitDumpPath,
  * else /tmp) below /proc/<pid>/root: no symlinks, a regular file of the target's uid.

@@ -287,8 +287,7 @@ static int deliver(struct perfdata_reader *r, const struct perf_event_header *h,
 }
 
 /* User records the reader itself needs (pipe-mode attrs, names, features). */
-static void take_user_record(struct perfdata_reader *r, const struct perf_event_header *h,
-			     bool from_decomp)
+static void take_user_record(struct perfdata_reader *r, const struct perf_event_header *h)
 {
 	const uint8_t *body = (const uint8_t *)(h + 1);
 	size_t len = h->size - sizeof(*h);
@@ -310,9 +309,10 @@ static void take_user_record(struct perfdata_reader *r, const struct perf_event_
 		pd_event_update(r, h);
 		break;
 	case PERF_RECORD_HEADER_FEATURE:
-		/* u64 feature id, then the feature's payload as in a file's section */
+		/* u64 feature id, then the feature's payload as in a file's section; copied: h
+		 * may be decompressed or an aligned copy, both reused for the next record */
 		if (len >= 8)
-			pd_read_feature(r, (unsigned)rd_u64(body), body + 8, len - 8, from_decomp);
+			pd_read_feature(r, (unsigned)rd_u64(body), body + 8, len - 8, true);
 		break;
 	default:
 		break;
@@ -382,7 +382,13 @@ int perfdata_reader_next(struct perfdata_reader *r, struct perfdata_record *rec)
 			continue;
 		}
 		if (h->type == PERF_RECORD_COMPRESSED) {
-			if (decompress(r, h, offset) < 0)
+			/* perf never nests them; one inside would be decompressed from the
+			 * buffer it is being decompressed into */
+			if (from_decomp)
+				pc_err("%s: a compressed record inside compressed data (record at "
+				       "offset %llu)",
+				       r->path, (unsigned long long)offset);
+			if (from_decomp || decompress(r, h, offset) < 0)
 				end_of_data(r, true);
 			continue;
 		}
@@ -393,7 +399,7 @@ int perfdata_reader_next(struct perfdata_reader *r, struct perfdata_record *rec)
 		}
 		uint64_t t = UINT64_MAX;
 		if (h->type >= PERF_RECORD_USER_TYPE_START)
-			take_user_record(r, h, from_decomp);
+			take_user_record(r, h);
 		else if (r->ordered)
 			t = record_time(r, h);
 		if (t == 0 || t == UINT64_MAX) {

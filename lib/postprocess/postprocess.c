@@ -10,7 +10,7 @@
 #include "base/log.h"
 #include "perfdata/perfdata_read.h"
 #include "postprocess_jit.h"
-#include "record/tracepoints.h"
+#include "trace_fields.h"
 #include "script.h"
 #include "symbols/symbols.h"
 
@@ -32,8 +32,8 @@ struct pass {
 	struct perfdata_reader *reader;
 	struct symbolizer *sym;
 	struct script_writer *script;
-	struct trace_formatter *tf; /* NULL when the file has no tracing data */
-	uint64_t *evsel_samples;    /* per evsel index */
+	struct trace_fields *tf; /* tracepoint samples' `trace` field */
+	uint64_t *evsel_samples; /* per evsel index */
 	size_t nr_evsels;
 	uint64_t frames, unresolved, no_cpu_samples;
 	uint64_t pass_ns, pass_cpu_ns;
@@ -107,36 +107,9 @@ static void count_lost(struct pass *p, const struct perf_event_header *h)
 		p->st->lost += body[0];
 }
 
-/* The `trace` field: libtraceevent's rendering of a tracepoint's raw data. */
-static const char *trace_text(struct pass *p, const struct perf_sample *s)
+static int write_sample(struct pass *p, const struct perfdata_record *rec, struct frame *frames)
 {
-	if (!p->tf || !s->evsel || s->evsel->attr.type != PERF_TYPE_TRACEPOINT || !s->raw_data)
-		return NULL;
-	return trace_formatter_format(p->tf, s->raw_data, s->raw_size, (int)s->cpu, s->time);
-}
-
-static void open_trace_formatter(struct pass *p)
-{
-	size_t size = 0;
-	const void *blob = perfdata_reader_tracing_data(p->reader, &size);
-	bool tracepoints = false;
-	for (size_t i = 0; i < p->nr_evsels; i++)
-		if (perfdata_reader_evsel(p->reader, i)->attr.type == PERF_TYPE_TRACEPOINT)
-			tracepoints = true;
-	if (!tracepoints)
-		return;
-	if (!blob) {
-		log_warn("perf.data has tracepoint events but no tracing data: their fields are "
-			 "left out of perf.data.txt");
-		return;
-	}
-	p->tf = trace_formatter_new(blob, size);
-	if (!p->tf)
-		log_warn("cannot decode the tracepoint formats in perf.data: %s", pc_strerror());
-}
-
-static int write_sample(struct pass *p, const struct perf_sample *s, struct frame *frames)
-{
+	const struct perf_sample *s = &rec->sample;
 	const struct perfdata_evsel *ev = s->evsel;
 	size_t n = symbolizer_frames(p->sym, s, frames, SCRIPT_MAX_STACK);
 	p->frames += n;
@@ -158,7 +131,7 @@ static int write_sample(struct pass *p, const struct perf_sample *s, struct fram
 	    .time = s->time,
 	    .period = s->period,
 	    .event = ev ? ev->name : NULL,
-	    .trace = trace_text(p, s),
+	    .trace = trace_fields_text(p->tf, rec),
 	    .callchain = ev && (ev->attr.sample_type & PERF_SAMPLE_CALLCHAIN),
 	    .ip = s->ip,
 	    .frames = frames,
@@ -189,7 +162,7 @@ static int run_pass(struct pass *p, FILE *out)
 		uint32_t type = rec.header->type;
 		if (type == PERF_RECORD_SAMPLE) {
 			p->st->samples++;
-			if (write_sample(p, &rec.sample, frames) < 0) {
+			if (write_sample(p, &rec, frames) < 0) {
 				ret = -1;
 				break;
 			}
@@ -287,8 +260,8 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 	p.nr_evsels = perfdata_reader_nr_evsels(p.reader);
 	p.evsel_samples = xcalloc(p.nr_evsels + 1, sizeof(*p.evsel_samples));
 	log_header(&p);
-	open_trace_formatter(&p);
-	struct symbolizer_opts so = {.side_dir = o->trace_dir, .live = o->live};
+	p.tf = trace_fields_new(p.reader, o->perf_data);
+	struct symbolizer_opts so = {.side_dir = o->trace_dir, .live = o->live, .symfs = o->symfs};
 	p.sym = symbolizer_new(&so);
 	int ret = -1;
 	char *txt_path = xasprintf("%s/perf.data.txt", out_dir);
@@ -311,7 +284,7 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 		jitfiles_collect(jf, p.sym);
 	}
 	script_writer_free(p.script);
-	trace_formatter_free(p.tf);
+	trace_fields_free(p.tf);
 	symbolizer_free(p.sym);
 	perfdata_reader_free(p.reader);
 	free(p.evsel_samples);

@@ -25,6 +25,7 @@ struct postprocess_opts {
 				  then only read; NULL: trace_dir */
 	bool loose;	       /* trace_dir is only where a bare perf.data lies (e.g. /tmp):
 				  pack the JIT files of sampled processes, not every map in it */
+	const char *symfs;     /* ELF files under this directory (symbols.h); NULL: / */
 };
 
 struct postprocess_stats {

@@ -1,11 +1,6 @@
-/* tracepoints: see tracepoints.h.  The blob layout is perf's "tracing data" (version 0.6):
- *   "\027\010\104tracing" "0.6\0" endian(u8) long_size(u8) page_size(u32)
- *   "header_page\0" u64 size, bytes   "header_event\0" u64 size, bytes
- *   u32 nr ftrace formats { u64 size, bytes }
- *   u32 nr systems { "sys\0" u32 nr { u64 size, bytes } }
- *   u32 kallsyms size, bytes   u32 printk_formats size, bytes   u64 saved_cmdlines size, bytes
- */
+/* tracepoints: see tracepoints.h.  The blob layout: tracing_data.c. */
 #include "tracepoints.h"
+#include "tracing_data.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -15,8 +10,6 @@
 #include <unistd.h>
 #include <event-parse.h>
 #include <trace-seq.h>
-
-static const char tracing_magic[] = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
 
 static bool has_events_dir(const char *dir)
 {
@@ -121,7 +114,7 @@ int tracing_data_build(const char *const *events, size_t n, void **out, size_t *
 		return -1;
 	struct blob b = {0};
 	char *path;
-	put(&b, tracing_magic, sizeof(tracing_magic));
+	put(&b, tracing_data_magic, sizeof(tracing_data_magic));
 	put(&b, "0.6", 4);
 	uint8_t endian = 0, long_size = sizeof(long);
 	put(&b, &endian, 1);
@@ -199,134 +192,46 @@ struct trace_formatter {
 	struct tep_handle *tep;
 	struct trace_seq seq;
 	char name[256];
+	uint64_t *record; /* the record being printed, aligned, zeroes after it */
+	size_t record_cap;
 };
 
-struct cursor {
-	const char *p, *end;
-};
-
-static bool take(struct cursor *c, void *dst, size_t n)
+struct trace_formatter *trace_formatter_from(const struct tracing_data *td)
 {
-	if ((size_t)(c->end - c->p) < n)
-		return false;
-	memcpy(dst, c->p, n);
-	c->p += n;
-	return true;
-}
-
-static const char *take_str(struct cursor *c)
-{
-	const char *s = c->p;
-	const char *nul = memchr(c->p, 0, c->end - c->p);
-	if (!nul)
-		return NULL;
-	c->p = nul + 1;
-	return s;
-}
-
-static bool take_sized(struct cursor *c, int width, const char **data, uint64_t *len)
-{
-	uint64_t n = 0;
-	if (width == 4) {
-		uint32_t v;
-		if (!take(c, &v, 4))
-			return false;
-		n = v;
-	} else if (!take(c, &n, 8)) {
-		return false;
-	}
-	if (n > (uint64_t)(c->end - c->p))
-		return false;
-	*data = c->p;
-	*len = n;
-	c->p += n;
-	return true;
-}
-
-/* libtraceevent wants NUL-terminated text for kallsyms/printk/cmdlines. */
-static char *dup_text(const char *p, uint64_t n)
-{
-	return xstrndup(p, n);
+	/* What libtraceevent would print on stderr about formats it cannot use: the caller
+	 * says what matters in one line. */
+	tep_set_loglevel(TEP_LOG_NONE);
+	struct trace_formatter *f = xcalloc(1, sizeof(*f));
+	f->tep = tep_alloc();
+	trace_seq_init(&f->seq);
+	tep_set_file_bigendian(f->tep, td->big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(f->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
+									       : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(f->tep, td->long_size);
+	tep_set_page_size(f->tep, (int)td->page_size);
+	tep_parse_header_page(f->tep, (char *)td->header_page, td->header_page_len, td->long_size);
+	/* An event libtraceevent cannot parse prints without its fields. */
+	for (size_t i = 0; i < td->nr_formats; i++)
+		tep_parse_event(f->tep, td->formats[i].text, td->formats[i].len,
+				td->formats[i].system);
+	/* tracing_data keeps only the lines these parsers read within bounds */
+	if (td->kallsyms)
+		tep_parse_kallsyms(f->tep, td->kallsyms);
+	if (td->printk_formats)
+		tep_parse_printk_formats(f->tep, td->printk_formats);
+	if (td->cmdlines)
+		tep_parse_saved_cmdlines(f->tep, td->cmdlines);
+	return f;
 }
 
 struct trace_formatter *trace_formatter_new(const void *blob, size_t size)
 {
-	struct cursor c = {blob, (const char *)blob + size};
-	char magic[sizeof(tracing_magic)];
-	if (!take(&c, magic, sizeof(magic)) || memcmp(magic, tracing_magic, sizeof(magic))) {
-		pc_err("tracing data: bad magic");
+	struct tracing_data td;
+	if (tracing_data_parse(blob, size, &td) < 0)
 		return NULL;
-	}
-	const char *version = take_str(&c);
-	uint8_t endian, long_size;
-	uint32_t page_size;
-	if (!version || !take(&c, &endian, 1) || !take(&c, &long_size, 1) ||
-	    !take(&c, &page_size, 4)) {
-		pc_err("tracing data: truncated header");
-		return NULL;
-	}
-	double ver = strtod(version, NULL);
-	struct trace_formatter *f = xcalloc(1, sizeof(*f));
-	f->tep = tep_alloc();
-	trace_seq_init(&f->seq);
-	tep_set_file_bigendian(f->tep, endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(f->tep, TEP_LITTLE_ENDIAN);
-	tep_set_long_size(f->tep, long_size);
-	tep_set_page_size(f->tep, page_size);
-
-	const char *data, *label;
-	uint64_t len;
-	uint32_t count;
-	/* header_page, header_event */
-	if (!(label = take_str(&c)) || strcmp(label, "header_page") ||
-	    !take_sized(&c, 8, &data, &len))
-		goto bad;
-	tep_parse_header_page(f->tep, (char *)data, len, long_size);
-	if (!(label = take_str(&c)) || strcmp(label, "header_event") ||
-	    !take_sized(&c, 8, &data, &len))
-		goto bad;
-	if (!take(&c, &count, 4))
-		goto bad;
-	for (uint32_t i = 0; i < count; i++) {
-		if (!take_sized(&c, 8, &data, &len))
-			goto bad;
-		tep_parse_event(f->tep, data, len, "ftrace");
-	}
-	uint32_t nsys;
-	if (!take(&c, &nsys, 4))
-		goto bad;
-	for (uint32_t s = 0; s < nsys; s++) {
-		const char *sys = take_str(&c);
-		if (!sys || !take(&c, &count, 4))
-			goto bad;
-		for (uint32_t i = 0; i < count; i++) {
-			if (!take_sized(&c, 8, &data, &len))
-				goto bad;
-			/* An event libtraceevent cannot parse prints without its fields. */
-			tep_parse_event(f->tep, data, len, sys);
-		}
-	}
-	/* The rest is optional: files from older perf may end here. */
-	if (take_sized(&c, 4, &data, &len) && len) {
-		char *t = dup_text(data, len);
-		tep_parse_kallsyms(f->tep, t);
-		free(t);
-	}
-	if (take_sized(&c, 4, &data, &len) && len) {
-		char *t = dup_text(data, len);
-		tep_parse_printk_formats(f->tep, t);
-		free(t);
-	}
-	if (ver >= 0.6 && take_sized(&c, 8, &data, &len) && len) {
-		char *t = dup_text(data, len);
-		tep_parse_saved_cmdlines(f->tep, t);
-		free(t);
-	}
+	struct trace_formatter *f = trace_formatter_from(&td);
+	tracing_data_release(&td);
 	return f;
-bad:
-	pc_err("tracing data: truncated or malformed");
-	trace_formatter_free(f);
-	return NULL;
 }
 
 void trace_formatter_free(struct trace_formatter *f)
@@ -335,6 +240,7 @@ void trace_formatter_free(struct trace_formatter *f)
 		return;
 	trace_seq_destroy(&f->seq);
 	tep_free(f->tep);
+	free(f->record);
 	free(f);
 }
 
@@ -374,8 +280,14 @@ static struct tep_event *event_of(struct trace_formatter *f, struct tep_record *
 const char *trace_formatter_format(struct trace_formatter *f, const void *raw, size_t raw_size,
 				   int cpu, uint64_t time)
 {
-	struct tep_record rec = {
-	    .ts = time, .size = (int)raw_size, .cpu = cpu, .data = (void *)raw};
+	if (raw_size > UINT16_MAX)
+		return NULL; /* a tracepoint record fits in a ring-buffer page */
+	/* A copy: aligned, as libtraceevent reads its fields, and followed by zeroes, where
+	 * it prints a string field that lacks its NUL up to the next zero byte. */
+	grow_array((void **)&f->record, &f->record_cap, raw_size / 8 + 2, sizeof(uint64_t));
+	memset((char *)f->record + raw_size / 8 * 8, 0, 16);
+	memcpy(f->record, raw, raw_size);
+	struct tep_record rec = {.ts = time, .size = (int)raw_size, .cpu = cpu, .data = f->record};
 	if (!event_of(f, &rec))
 		return NULL;
 	trace_seq_reset(&f->seq);

@@ -24,8 +24,14 @@ int tracepoint_id(const char *event, uint64_t *id);
 int tracing_data_build(const char *const *events, size_t n, void **blob, size_t *size);
 
 struct trace_formatter;
-/* Parses a tracing-data blob.  NULL with pc_err() if it is not one. */
+struct tracing_data;
+/* Parses a tracing-data blob in this process (tracing_data.h checks it first).  NULL with
+ * pc_err() if it is not one.  libtraceevent still has bugs that malformed formats reach:
+ * formats from elsewhere are for postprocess/trace_fields.h, which keeps them out of this
+ * process. */
 struct trace_formatter *trace_formatter_new(const void *blob, size_t size);
+/* The same from a blob tracing_data_parse() took apart (td may be released after). */
+struct trace_formatter *trace_formatter_from(const struct tracing_data *td);
 void trace_formatter_free(struct trace_formatter *f);
 /* Formats raw tracepoint data as perf script's `trace` field; returns the string (valid
  * until the next call) or NULL when the event is unknown. */

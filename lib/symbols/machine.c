@@ -312,10 +312,12 @@ static void process_mmap(struct machine *m, const struct perf_event_header *h, b
 	maps_insert(&find_process(m, pid, false)->maps, &nm);
 }
 
+/* s may be *dst itself (a FORK whose child and parent are the same thread). */
 static void set_comm(char **dst, const char *s, size_t len)
 {
+	char *copy = xstrndup(s, len);
 	free(*dst);
-	*dst = xstrndup(s, len);
+	*dst = copy;
 }
 
 static void process_comm(struct machine *m, const struct perf_event_header *h)

@@ -62,7 +62,7 @@ struct path_entry {
 
 struct symbolizer {
 	struct symbolizer_opts opts;
-	char *side_dir, *kallsyms_path;
+	char *side_dir, *kallsyms_path, *symfs;
 	struct machine *m;
 	struct kallsyms *kallsyms;
 	bool kallsyms_tried;
@@ -89,7 +89,9 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
 	s->opts = *o;
 	s->side_dir = o->side_dir ? xstrdup(o->side_dir) : NULL;
 	s->kallsyms_path = o->kallsyms_path ? xstrdup(o->kallsyms_path) : NULL;
+	s->symfs = o->symfs ? xstrdup(o->symfs) : NULL;
 	s->opts.side_dir = s->side_dir;
+	s->opts.symfs = s->symfs;
 	s->opts.kallsyms_path = s->kallsyms_path;
 	s->m = machine_new();
 	s->anon.cls = SF_ANON;
@@ -123,6 +125,7 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->pid_gen);
 	free(s->side_dir);
 	free(s->kallsyms_path);
+	free(s->symfs);
 	free(s);
 }
 
@@ -289,7 +292,9 @@ static struct symfile *file_symfile(struct symbolizer *s, uint32_t pid, const ch
 	/* Inside the target's root, symlinks there resolve as the target sees them (a
 	 * container's absolute link to /usr/lib/... never lands on the host's file); only a
 	 * regular file is opened. */
-	char *rootdir = s->opts.live ? xstrndup(path, strlen(path) - strlen(filename)) : NULL;
+	char *rootdir = s->opts.live	? xstrndup(path, strlen(path) - strlen(filename))
+			: s->opts.symfs ? xstrdup(s->opts.symfs)
+					: NULL;
 	int fd = open_file_in_root(rootdir, filename);
 	if (fd < 0 && s->opts.live && (errno == ENOENT || errno == ESRCH))
 		fd = open_file_in_root(NULL, filename); /* the process is gone */

@@ -20,6 +20,8 @@ struct symbolizer_opts {
 	const char *side_dir;	   /* NULL: none */
 	const char *kallsyms_path; /* NULL: side_dir/kallsyms if present, else /proc/kallsyms */
 	bool live;		   /* processes may still run: look through /proc/<pid>/root */
+	const char *symfs;	   /* not live: ELF files are looked up under this directory
+				      instead of / (perf's --symfs); NULL: at their paths */
 };
 
 enum frame_kind { FRAME_UNKNOWN, FRAME_KERNEL, FRAME_NATIVE, FRAME_JIT };

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Records the fuzz seeds again (tests/fuzz/README.md says what each is) into OUT (default:
+# a new temporary directory; tests/fuzz/corpus to replace the committed ones).  Needs root,
+# perf, node, the .NET SDK (the .NET 8 runtime pack comes from NuGet for perfinfo), python3,
+# and a built build/ (the product and its test workloads).
+#   tests/fuzz/make_seeds.sh [OUT]
+set -euo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:-$(mktemp -d /tmp/pcseeds.XXXXXX)}
+PC=$src/build/perfcollect-c HOT=$src/build/tests/workloads/hot BLK=$src/build/tests/workloads/blocker
+w=$(mktemp -d /tmp/pcseeds-work.XXXXXX)
+trap 'rm -rf "$w"' EXIT
+cd "$w"
+mkdir -p "$out"/{perfdata_read,perfmap,perfinfo,jitdump,archive,stackfile,dotnet_ipc,tracing_data}
+ln -sfn perfdata_read "$out/postprocess"
+app_ready() { for _ in $(seq 300); do grep -q ready "$1" && return 0; sleep 0.1; done; return 1; }
+
+# --- perf.data: ours ---
+"$HOT" 3 2 & pid=$!; sleep 0.3
+"$PC" collect ours_pid -pid $pid -collectsec 1 >/dev/null 2>&1; wait $pid
+"$BLK" 5 5 40 wait & pid=$!; sleep 0.2
+"$PC" collect ours_offcpu -pid $pid -offcpu >/dev/null 2>&1 & c=$!
+sleep 1; kill -USR1 $pid; wait $pid; wait $c
+sh -c "sleep 1.5; $HOT 0.3 2; true" & pid=$!
+"$PC" collect ours_fork -pid $pid >/dev/null 2>&1; wait $pid
+dll=$(sh "$src/tests/workloads/dotnet/build.sh")
+DOTNET_PerfMapEnabled=1 dotnet "$dll" 3 >app.out 2>&1 & pid=$!; app_ready app.out
+"$PC" collect ours_dotnet -pid $pid -collectsec 1 >/dev/null 2>&1; wait $pid
+rm -f /tmp/perf-$pid.map /tmp/jit-$pid.dump /tmp/perfinfo-$pid.map
+for n in ours_pid ours_offcpu ours_fork ours_dotnet; do
+	unzip -oq $n.trace.zip
+	cp $n.trace/perf.data "$out/perfdata_read/$n.data"
+done
+cp ours_pid.trace.zip "$out/archive/ours_pid.zip"
+cp ours_offcpu.trace.zip "$out/archive/ours_offcpu.zip"
+
+# --- perf.data: perf's ---
+pr() { perf record -q "$@" >/dev/null 2>&1; }
+pr -g -F 999 -o perf_g.data -- "$HOT" 0.3
+pr -g -z -F 999 -o perf_z.data -- "$HOT" 0.3
+perf record -q -g -F 999 -o - -- "$HOT" 0.3 2>/dev/null >perf_pipe.data
+perf record -q -z -g -F 499 -o - -- "$HOT" 0.2 2 2>/dev/null >perf_z_pipe.data
+python3 "$src/tests/fuzz/zstd_raw.py" perf_z_pipe.data perf_z_pipe_raw.data
+pr -e sched:sched_switch -e sched:sched_wakeup -g -o perf_tp.data -- "$BLK" 5 5 20
+perf record -q -e sched:sched_switch -g -o - -- "$BLK" 5 5 10 2>/dev/null >perf_tp_pipe.data
+pr -g -F 499 -o perf_fork.data -- sh -c "$HOT 0.2 2; true"
+"$HOT" 2 & pid=$!; sleep 0.2; pr -F 999 -p $pid -o perf_p.data -- sleep 0.3; wait $pid
+cp perf_*.data "$out/perfdata_read/"
+"$PC" merge perf_tp.data -o tp.trace.zip >/dev/null 2>&1 && cp tp.trace.zip "$out/archive/tp.zip"
+
+# --- perf script text ---
+cut_text() { awk -v max="$3" '{print} /^$/ {if (bytes > max) exit} {bytes += length($0) + 1}' "$1" >"$2"; }
+cut_text ours_offcpu.trace/perf.data.txt "$out/stackfile/ours_offcpu.txt" 30000
+cut_text ours_pid.trace/perf.data.txt "$out/stackfile/ours_pid.txt" 20000
+cut_text ours_dotnet.trace/perf.data.txt "$out/stackfile/ours_dotnet.txt" 30000
+perf script -i perf_g.data -F comm,pid,tid,time,period,event,ip,sym,dso 2>/dev/null >g.txt
+cut_text g.txt "$out/stackfile/perf_g.txt" 20000
+perf script -i perf_tp.data -F comm,pid,tid,cpu,time,period,event,ip,sym,dso,trace 2>/dev/null >tp.txt
+cut_text tp.txt "$out/stackfile/perf_tp.txt" 20000
+perf script -i perf_p.data 2>/dev/null | head -200 >"$out/stackfile/perf_p_default.txt"
+
+# --- JIT side files ---
+node_js='function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+const end = Date.now() + 300; let s = 0; while (Date.now() < end) s += fib(20);'
+node --perf-basic-prof -e "$node_js" & pid=$!; wait $pid
+head -300 /tmp/perf-$pid.map >"$out/perfmap/node.map"; rm -f /tmp/perf-$pid.map
+head -300 ours_dotnet.trace/perf-*.map >"$out/perfmap/dotnet10.map"
+cat >cut_jitdump.py <<'EOF'
+import struct, sys  # cut_jitdump.py IN OUT MAXBYTES: the header and the records that fit
+d = open(sys.argv[1], "rb").read(); at = struct.unpack_from("<I", d, 8)[0]
+while at + 16 <= len(d):
+    size = struct.unpack_from("<I", d, at + 4)[0]
+    if size == 0 or at + size > int(sys.argv[3]): break
+    at += size
+open(sys.argv[2], "wb").write(d[:at])
+EOF
+python3 cut_jitdump.py ours_dotnet.trace/jit-*.dump "$out/jitdump/dotnet10.dump" 40000
+# .NET 8 still writes perfinfo-<pid>.map: a self-contained app on its runtime pack
+mkdir net8 && cat >net8/h.csproj <<'EOF'
+<Project Sdk="Microsoft.NET.Sdk"><PropertyGroup><OutputType>Exe</OutputType>
+<TargetFramework>net8.0</TargetFramework><RuntimeIdentifier>linux-x64</RuntimeIdentifier>
+<SelfContained>true</SelfContained></PropertyGroup></Project>
+EOF
+cat >net8/Program.cs <<'EOF'
+using System; using System.Linq;
+class P { static void Main(string[] a) { var end = DateTime.Now.AddSeconds(double.Parse(a[0])); long s = 0; while (DateTime.Now < end) s += Enumerable.Range(0, 1000).Select(x => x * 3).Sum(); Console.WriteLine(s); } }
+EOF
+(cd net8 && dotnet publish -c Release -o out >/dev/null)
+DOTNET_PerfMapEnabled=1 net8/out/h 0.5 >/dev/null & pid=$!; wait $pid
+cp /tmp/perfinfo-$pid.map "$out/perfinfo/dotnet8.map"
+head -300 /tmp/perf-$pid.map >"$out/perfmap/dotnet8.map"
+python3 cut_jitdump.py /tmp/jit-$pid.dump "$out/jitdump/dotnet8.dump" 40000
+rm -f /tmp/perf-$pid.map /tmp/perfinfo-$pid.map /tmp/jit-$pid.dump
+
+# --- diagnostics IPC replies of a live runtime ---
+cat >capture_ipc.py <<'EOF'
+import glob, os, socket, struct, sys  # capture_ipc.py PID OUTDIR
+pid, out = int(sys.argv[1]), sys.argv[2]
+path = glob.glob("/tmp/dotnet-diagnostic-%d-*-socket" % pid)[0]
+def call(name, cmdset, cmdid, payload=b"", magic=b"DOTNET_IPC_V1\0"):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(path)
+    s.sendall(magic + struct.pack("<HBBH", 20 + len(payload), cmdset, cmdid, 0) + payload)
+    data = b""
+    while len(data) < 20 or len(data) < struct.unpack("<H", data[14:16])[0]:
+        b = s.recv(65536)
+        if not b: break
+        data += b
+    s.close(); open(os.path.join(out, name), "wb").write(data)
+def utf16(s): return struct.pack("<I", len(s) + 1) + (s + "\0").encode("utf-16-le")
+call("process_info2", 4, 4); call("process_info", 4, 0)
+call("enable_perfmap", 4, 5, struct.pack("<I", 3)); call("disable_perfmap", 4, 6)
+call("set_env", 4, 3, utf16("PC_FUZZ_SEED") + utf16("1"))
+call("unknown_command", 4, 0x7f); call("unknown_commandset", 0x42, 1)
+call("bad_magic", 4, 4, magic=b"DOTNET_IPC_V0\0")
+EOF
+dotnet "$dll" 5 >app.out 2>&1 & pid=$!; app_ready app.out
+python3 capture_ipc.py $pid "$out/dotnet_ipc"; kill $pid; wait $pid || true
+rm -f /tmp/perf-$pid.map /tmp/jit-$pid.dump /tmp/dotnet-diagnostic-$pid-*-socket
+
+# --- tracing data sections ---
+cat >tracing_blob.py <<'EOF'
+import struct, sys  # tracing_blob.py PERF.DATA OUT: its HEADER_TRACING_DATA section
+d = open(sys.argv[1], "rb").read(); off, size = struct.unpack_from("<QQ", d, 40)
+bits = int.from_bytes(d[72:104], "little"); at = off + size
+for feat in range(256):
+    if bits >> feat & 1:
+        o, n = struct.unpack_from("<QQ", d, at); at += 16
+        if feat == 1: open(sys.argv[2], "wb").write(d[o:o + n])
+EOF
+python3 tracing_blob.py ours_offcpu.trace/perf.data "$out/tracing_data/ours_offcpu"
+python3 tracing_blob.py perf_tp.data "$out/tracing_data/perf_tp"
+echo "seeds in $out"
