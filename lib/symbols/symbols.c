@@ -345,6 +345,27 @@ static struct symfile *classify(struct symbolizer *s, uint32_t pid, struct map *
 	return sf;
 }
 
+/* Whether a JIT name is a .NET method as the runtime writes it, "ret [Module] Type::M(args)":
+ * a space-separated token in brackets, which is where PerfView's reader of a perf map's names
+ * splits them into module and method (dropping the return type).  Such names get the perf
+ * map as their dso wherever the code sits (ReadyToRun code in a .dll, code in the runtime's
+ * double-mapped memory), so PerfView names a method one way whether it ran precompiled or
+ * JIT-compiled.  Other names there (stubs) keep the mapping's name: from a perf map, PerfView
+ * would show the map's path as their symbol. */
+static bool has_module_token(const char *name)
+{
+	for (const char *t = name; *t;) {
+		const char *end = strchr(t, ' ');
+		size_t len = end ? (size_t)(end - t) : strlen(t);
+		if (len >= 2 && t[0] == '[' && t[len - 1] == ']')
+			return true;
+		if (!end)
+			break;
+		t = end + 1;
+	}
+	return false;
+}
+
 static void set_unknown(struct frame *f, uint64_t ip)
 {
 	f->ip = ip;
@@ -399,7 +420,7 @@ static bool resolve_user(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64
 	if (name) {
 		f->sym = name;
 		f->kind = FRAME_JIT;
-		if (sf->cls == SF_JIT_FILE && str_startswith(map->filename, "/memfd:"))
+		if (sf->cls == SF_JIT_FILE && has_module_token(name))
 			f->dso = jp->dso_name;
 	}
 	return false;
