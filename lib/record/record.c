@@ -17,6 +17,9 @@
 #define DEFAULT_RING_BYTES (1u << 20)
 #define MAX_RING_BYTES	   (1ull << 30)
 #define POLL_MAX_MS	   250 /* drain at least this often, so rounds stay short */
+/* With tid_filter events, this often: a new thread's switches count from the drain that
+ * reads its FORK record on. */
+#define POLL_FILTER_MS 20
 
 struct ring {
 	int cpu;
@@ -681,7 +684,7 @@ int recorder_run(struct recorder *r, const struct record_loop *l, enum record_st
 			rc = -1;
 			break;
 		}
-		int timeout = POLL_MAX_MS;
+		int timeout = r->has_tid_filters ? POLL_FILTER_MS : POLL_MAX_MS;
 		if (l->deadline_ns) {
 			uint64_t now = monotonic_ns();
 			if (now >= l->deadline_ns) {

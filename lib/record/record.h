@@ -31,7 +31,8 @@ struct record_event {
 	 * and keeps what its filter (PERF_EVENT_IOC_SET_FILTER) lets through; this returns
 	 * that filter (malloc'd, at most max_len characters) for the threads recorded now:
 	 * those of the process and of what inherited the events from it.  It is set again
-	 * after each drain pass in which one of them appeared or exited.  Its samples taken
+	 * after each drain pass in which one of them appeared or exited (the loop drains every
+	 * 20 ms then: a new thread's first few ms can go unrecorded).  Its samples taken
 	 * in one of those threads are dropped: the same tracepoint per thread records them.
 	 * So it adds what happens to the process in other tasks (sched_switch: switch-ins). */
 	char *(*tid_filter)(const pid_t *tids, size_t n, size_t max_len);
