@@ -12,6 +12,9 @@
 #     memory, so PerfView takes it apart the same way whether precompiled or JIT'd; a stub
 #     keeps the mapping's name as dso (from a perf map PerfView would show its path as the
 #     symbol);
+#   - other frames in anonymous executable memory (node's JS functions, addresses no map
+#     names) have the mapping's name ("//anon") as dso, not the perf map's path: PerfView
+#     would show that path as the symbol and a piece of the name as the module;
 #   - a dso perf names "FILE (deleted)" is "FILE" (PerfView reads a dso from the last '(' of
 #     the line: "deleted)" would be the module);
 #   - a process name PerfView's reader would misread (" 1/2", " 5 [") has '_' for its
@@ -71,6 +74,11 @@ compare() {
 					continue
 				}
 				split_frame(a, P); split_frame(b, O)
+				if (P["ip"] == O["ip"] && P["sym"] == O["sym"] && P["rest"] ~ /\/tmp\/perf-[0-9]+\.map\)$/ &&
+				    O["rest"] ~ /\(\/\/anon\)$|\(\[anon:[^]]*\]\)$/) {
+					anon++
+					continue
+				}
 				if (P["ip"] == O["ip"] && P["sym"] == "[unknown]" && O["sym"] != "[unknown]") {
 					more++
 					if (more_shown++ < 3) printf "  deliberate (we resolve more): perf \"%s\" ours \"%s\"\n", a, b
@@ -83,9 +91,10 @@ compare() {
 		}
 		printf "%s: perf %d samples, ours %d; headers differing %d (process name renamed %d), " \
 		       "frame counts differing %d; frames %d: identical %d, resolved more %d, " \
-		       "\" (deleted)\" left out %d, differing %d; samples matching %d (%.2f%%)\n",
+		       "\" (deleted)\" left out %d, anonymous JIT memory by its name %d, differing %d; " \
+		       "samples matching %d (%.2f%%)\n",
 		       label, np, no, hdr + 0, renamed + 0, depth + 0, frames + 0, ok + 0, more + 0,
-		       deleted + 0, bad + 0, samples_ok + 0, np ? 100 * samples_ok / np : 0
+		       deleted + 0, anon + 0, bad + 0, samples_ok + 0, np ? 100 * samples_ok / np : 0
 		printf "%d %d %d\n", more + 0, deleted + 0, renamed + 0 > "deviations." label
 		exit (np != no || np == 0 || hdr || depth || bad) ? 1 : 0
 	}' "$1" "$2"
@@ -142,7 +151,7 @@ check "merge of the system-wide file succeeds" "$PC" merge sys.data -o sys.trace
 check "system-wide: same samples, same frames as perf script" \
 	compare sys.perf.txt sys.ours.txt system-wide
 if [ -n "$node_pid" ]; then
-	js=$(grep -cE "^	 *[0-9a-f]+ JS:[^ ].* \(/tmp/perf-$node_pid\.map\)$" sys.ours.txt)
+	js=$(grep -cE "^	 *[0-9a-f]+ JS:[^ ].* \(//anon\)$" sys.ours.txt)
 	echo "node JS frames resolved from its perf map: $js"
 	check "node's JS frames resolve from /tmp/perf-$node_pid.map" test "$js" -gt 0
 	check "node's perf map is in the archive" \

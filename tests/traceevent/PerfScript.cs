@@ -15,7 +15,7 @@
 //   thread "PROCESS" "THREAD" N M     per process and thread frame: samples and metric
 //   frame N NAME                      every other frame name, with how many samples hold it
 //   state NAME M                      --threadtime: metric under CPU_TIME / BLOCKED_TIME
-//   tstate "PROCESS" "THREAD" NAME M  --threadtime: the same per thread
+//   tstate "PROCESS" "THREAD" NAME N M  --threadtime: samples and metric per thread and state
 //   stack M;ROOT;...;LEAF             --stacks: one line per sample, root first
 //
 // A frame is unknown when PerfView shows "unknown" for its module or its symbol.
@@ -98,7 +98,7 @@ namespace PcTraceEvent
 			var threads = new Dictionary<(string, string), (long n, double m)>();
 			var frames = new Dictionary<string, long>();
 			var states = new Dictionary<string, double>();
-			var tstates = new Dictionary<(string, string, string), double>();
+			var tstates = new Dictionary<(string, string, string), (long n, double m)>();
 			var names = new List<string>();
 			source.ForEach(sample =>
 			{
@@ -128,7 +128,7 @@ namespace PcTraceEvent
 					states[state] = m + sample.Metric;
 					var tkey = (names[0], names[1], state);
 					tstates.TryGetValue(tkey, out var tm);
-					tstates[tkey] = tm + sample.Metric;
+					tstates[tkey] = (tm.n + 1, tm.m + sample.Metric);
 				}
 				if (stacks)
 					Console.WriteLine("stack " + sample.Metric.ToString("R", CultureInfo.InvariantCulture) + ";" + string.Join(";", names));
@@ -142,7 +142,7 @@ namespace PcTraceEvent
 			foreach (var s in states.OrderBy(s => s.Key, StringComparer.Ordinal))
 				Console.WriteLine($"state {s.Key} " + F(s.Value));
 			foreach (var s in tstates.OrderBy(s => s.Key.Item1, StringComparer.Ordinal).ThenBy(s => s.Key.Item2, StringComparer.Ordinal).ThenBy(s => s.Key.Item3, StringComparer.Ordinal))
-				Console.WriteLine($"tstate \"{s.Key.Item1}\" \"{s.Key.Item2}\" {s.Key.Item3} " + F(s.Value));
+				Console.WriteLine($"tstate \"{s.Key.Item1}\" \"{s.Key.Item2}\" {s.Key.Item3} {s.Value.n} " + F(s.Value.m));
 			return 0;
 		}
 	}
