@@ -36,15 +36,7 @@ fi
 
 # 3. node running JIT code, its frames named from its perf map.
 if command -v node >/dev/null; then
-	cat >spin.js <<-'EOF'
-	function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-	let s = 0;
-	for (;;) { s += fib(24); if (s < 0) break; }
-	EOF
-	node --perf-basic-prof spin.js &
-	node_pid=$!
-	cleanup_hooks+=("kill $node_pid 2>/dev/null; wait $node_pid 2>/dev/null; rm -f /tmp/perf-$node_pid.map")
-	wait_until 20 grep -qs 'fib' "/tmp/perf-$node_pid.map" || fail "node wrote no perf map"
+	start_node_spin
 	"$PC" collect js -pid "$node_pid" -collectsec 1 2>js.err || { cat js.err; fail "collect js"; }
 	perfview_check js.trace.zip node-jit
 	check "node-jit: PerfView shows the JS function fib, from node's perf map" \

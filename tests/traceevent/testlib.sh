@@ -14,7 +14,8 @@ traceevent() {
 	DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet "$TE_DLL" "$@"
 }
 
-# perfview_check ZIP LABEL [--threadtime]: what PerfView shows of ZIP, checked against our own
+# perfview_check ZIP LABEL [--threadtime]: what PerfView shows of ZIP (its Thread Time view
+# with --threadtime, the stacks then in LABEL.pv too), checked against our own
 # reading of the same trace (`view`):
 #   - PerfView's reader opens it (no exception);
 #   - per event (PerfView keys events by the part of the name before ':', so sched:* is one),
@@ -27,7 +28,7 @@ traceevent() {
 # the share of frames it shows as unknown.  The harness output stays in LABEL.pv.
 perfview_check() {
 	local zip=$1 label=$2 tt=
-	[ "${3:-}" = --threadtime ] && tt=--threadtime
+	[ "${3:-}" = --threadtime ] && tt="--threadtime --stacks"
 	local rc=0
 	traceevent perfscript "$zip" $tt >"$label.pv" 2>"$label.pv.err" || rc=$?
 	check "$label: PerfView's reader opens it (no exception)" \
