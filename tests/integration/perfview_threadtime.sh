@@ -103,5 +103,12 @@ run_blocker sys all -offcpu
 perfview_check sys.trace.zip offcpu-system-wide --threadtime
 pv=$(pv_sleep_ms offcpu-system-wide)
 echo "offcpu-system-wide: main thread blocked in its sleeps and waits: PerfView $pv ms, the blocker measured $waited ms"
-check "offcpu-system-wide: PerfView's BLOCKED_TIME there is the blocker's $waited ms +-5% ($pv)" within5 "$pv" "$waited"
+# Every switch on the machine, with stacks: a machine busy enough can overflow the rings.
+lost=$("$PC" log sys.trace.zip | awk '/lost samples: [0-9]+$/ { n = $NF } END { print n + 0 }')
+if [ "$lost" -gt 0 ]; then
+	echo "offcpu-system-wide: $lost records were lost (the log says so): the figure is not checked"
+else
+	check "offcpu-system-wide: PerfView's BLOCKED_TIME there is the blocker's $waited ms +-5% ($pv)" \
+		within5 "$pv" "$waited"
+fi
 finish
