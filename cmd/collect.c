@@ -24,7 +24,9 @@ static void usage(FILE *f, const char *cmd, const struct cli_opt *opts)
 		       "until Ctrl+C,\nSIGTERM, -collectsec or the -pid target's exit, then writes "
 		       "<name>.trace.zip.\n-threadtime and -offcpu add the sched_switch, "
 		       "sched_stat_sleep and sched_process_exit\ntracepoints (mounting tracefs if "
-		       "needed); -offcpu records them instead of CPU samples.\n\noptions:\n");
+		       "needed); -offcpu records them instead of CPU samples.  With -pid the\n"
+		       "switches to its threads from other tasks are recorded too, so each wait "
+		       "ends where it ends.\n\noptions:\n");
 	cli_print_options(f, opts);
 }
 

@@ -128,8 +128,8 @@ static void offcpu_summary(FILE *out, const struct offcpu_stats *st)
 	fprintf(out, "#   %llu waits end at the switch-in", (unsigned long long)st->ended_exact);
 	if (st->ended_sample)
 		fprintf(out,
-			", %llu at the thread's next sample (an upper bound: a -pid trace has no "
-			"switch-in of its own threads)",
+			", %llu at the thread's next sample (an upper bound: the trace has no "
+			"switch-in for them)",
 			(unsigned long long)st->ended_sample);
 	if (st->open_at_end)
 		fprintf(out, "; %llu still blocked at the end (%.2f ms by then) are left out",
@@ -311,10 +311,12 @@ static const char offcpu_help[] =
     "collect -threadtime): a thread is blocked from a switch-out in a waiting state (S sleeping,\n"
     "D uninterruptible, I idle, T/t stopped or traced, P parked; not R/R+, preempted, nor X/Z,\n"
     "exiting) to its switch-in, and the time goes to the stack of that switch-out.  A\n"
-    "system-wide trace has every switch-in (the next_pid of a later sched_switch).  A -pid\n"
-    "trace sees only its own threads switch, so a wait mostly ends at the thread's next sample\n"
-    "of any event: an upper bound that includes the time it ran after waking up.  Waits still\n"
-    "open when the trace ends are left out.  The report shows the blocked time in ms after the\n"
+    "system-wide trace has every switch-in (the next_pid of a later sched_switch), and so has\n"
+    "a collect -pid trace (other tasks appear there only switching to the process, named\n"
+    ":TID, and their waits are not measured).  A `perf record -p` trace sees only its own\n"
+    "threads switch, so a wait mostly ends at the thread's next sample of any event: an upper\n"
+    "bound that includes the time it ran after waking up.  Waits still open when the trace\n"
+    "ends are left out.  The report shows the blocked time in ms after the\n"
     "CPU samples; -flamegraph FILE.svg also writes a blue FILE.offcpu.svg, -folded F.folded\n"
     "also F.offcpu.folded (weights in microseconds), and so on for every format.  -offcpu\n"
     "shows the blocked time alone (to the file named), as does a trace without CPU samples;\n"

@@ -85,6 +85,7 @@ static int cmp_event_id(const void *a, const void *b)
 
 static void index_event_ids(struct collector *c)
 {
+	c->nids = 0;
 	for (size_t e = 0; e < c->nevents; e++) {
 		size_t n;
 		const uint64_t *ids = recorder_event_ids(c->rec, e, &n);
@@ -93,7 +94,8 @@ static void index_event_ids(struct collector *c)
 			c->ids[c->nids++] = (struct event_id){ids[i], e};
 	}
 	qsort(c->ids, c->nids, sizeof(*c->ids), cmp_event_id);
-	c->event_samples = xcalloc(c->nevents, sizeof(*c->event_samples));
+	if (!c->event_samples)
+		c->event_samples = xcalloc(c->nevents, sizeof(*c->event_samples));
 }
 
 /* The event a sample belongs to, by the id every attr puts first (PERF_SAMPLE_IDENTIFIER);
@@ -105,6 +107,10 @@ static long sample_event(struct collector *c, const struct perf_event_header *h)
 		return -1;
 	struct event_id key = {.id = id};
 	const struct event_id *hit = bsearch(&key, c->ids, c->nids, sizeof(*c->ids), cmp_event_id);
+	if (!hit && recorder_nr_ids(c->rec) != c->nids) { /* fds opened since (record.h) */
+		index_event_ids(c);
+		hit = bsearch(&key, c->ids, c->nids, sizeof(*c->ids), cmp_event_id);
+	}
 	return hit ? (long)hit->event : -1;
 }
 
@@ -599,6 +605,12 @@ int collect_run(const struct collect_opts *o)
 				 c.lost);
 		log_say("Stopped (%s): %" PRIu64 " samples in %.1f s", stop_reason(why, signo),
 			c.samples, duration_ns / 1e9);
+	}
+	/* Events that opened fds while recording (record.h: tid_filter) have more ids now. */
+	for (size_t e = 0; c.w && e < c.nevents; e++) {
+		size_t n;
+		const uint64_t *ids = recorder_event_ids(c.rec, e, &n);
+		perfdata_writer_set_ids(c.w, e, ids, n);
 	}
 	recorder_free(c.rec);
 	c.rec = NULL;

@@ -97,7 +97,80 @@ static const struct {
     {"sched:sched_process_exit", false, "this kernel lacks it"},
 };
 
-static int add_tracepoints(struct collect_events *ce)
+/* One run lo..hi of thread ids for the switch-in filter. */
+struct tid_run {
+	pid_t lo, hi;
+};
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* "next_pid==a||(next_pid>=b&&next_pid<=c)||...", or NULL when longer than max_len. */
+static char *switch_in_text(const struct tid_run *runs, size_t n, size_t max_len)
+{
+	size_t cap = max_len + 64, len = 0;
+	char *s = xmalloc(cap);
+	s[0] = 0;
+	for (size_t i = 0; i < n && len <= max_len; i++) {
+		const char *sep = i ? "||" : "";
+		if (runs[i].lo == runs[i].hi)
+			len += (size_t)snprintf(s + len, cap - len, "%snext_pid==%d", sep,
+						(int)runs[i].lo);
+		else
+			len +=
+			    (size_t)snprintf(s + len, cap - len, "%s(next_pid>=%d&&next_pid<=%d)",
+					     sep, (int)runs[i].lo, (int)runs[i].hi);
+	}
+	if (len > max_len) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* The filter of the per-CPU sched_switch that records one process's switch-ins: switches to
+ * one of its threads (the recorder drops those taken in one of them: the per-thread
+ * sched_switch has them, with the stack that blocked).  Thread ids that follow each other
+ * make one range.  Past the kernel's length limit (a few hundred threads) ranges are
+ * merged over the smallest gaps, and switches to the threads of other processes in those
+ * gaps are recorded too: real switches, of no harm to the process's own. */
+static char *switch_in_filter(const pid_t *tids, size_t n, size_t max_len)
+{
+	if (!n)
+		return xstrdup("next_pid==-1"); /* no thread left: nothing */
+	pid_t *sorted = xmalloc(n * sizeof(*sorted));
+	memcpy(sorted, tids, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_pid);
+	struct tid_run *runs = xmalloc(n * sizeof(*runs));
+	size_t nruns = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (nruns && sorted[i] <= runs[nruns - 1].hi + 1) {
+			if (sorted[i] > runs[nruns - 1].hi)
+				runs[nruns - 1].hi = sorted[i];
+			continue;
+		}
+		runs[nruns++] = (struct tid_run){sorted[i], sorted[i]};
+	}
+	free(sorted);
+	char *text;
+	for (long gap = 2; !(text = switch_in_text(runs, nruns, max_len)); gap *= 2) {
+		size_t m = 0;
+		for (size_t i = 0; i < nruns; i++) {
+			if (m && (long)runs[i].lo - (long)runs[m - 1].hi <= gap)
+				runs[m - 1].hi = runs[i].hi;
+			else
+				runs[m++] = runs[i];
+		}
+		nruns = m;
+	}
+	free(runs);
+	return text;
+}
+
+static int add_tracepoints(struct collect_events *ce, bool one_process)
 {
 	if (!tracefs_path())
 		return -1;
@@ -120,6 +193,17 @@ static int add_tracepoints(struct collect_events *ce)
 		ev->attr.sample_period = 1; /* every occurrence */
 		ev->attr.sample_type |= PERF_SAMPLE_RAW;
 		names[n++] = sched_tracepoints[i].name;
+		/* One process: a per-thread sched_switch fires only when its thread leaves
+		 * the CPU.  Its switch-ins from other tasks, which end each wait (PerfView's
+		 * thread time needs them, as does any blocked time), come from a per-CPU one
+		 * filtered to them; without a call stack (it would be the other task's). */
+		if (one_process && !strcmp(sched_tracepoints[i].name, "sched:sched_switch")) {
+			struct perf_event_attr attr = ev->attr; /* add_event() moves ev */
+			struct record_event *in = add_event(ce, sched_tracepoints[i].name);
+			in->attr = attr;
+			in->attr.sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
+			in->tid_filter = switch_in_filter;
+		}
 	}
 	return tracing_data_build(names, n, &ce->tracing_data, &ce->tracing_data_size);
 }
@@ -137,7 +221,7 @@ int collect_events_build(struct collect_events *ce, const struct collect_opts *o
 		add_sampled(ce, "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN);
 	}
 	bool tracepoints = o->offcpu || o->threadtime;
-	if (tracepoints && add_tracepoints(ce) < 0) {
+	if (tracepoints && add_tracepoints(ce, one_process) < 0) {
 		collect_events_release(ce);
 		return -1;
 	}

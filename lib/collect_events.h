@@ -11,9 +11,13 @@
  * Every event samples user+kernel frame-pointer call stacks with the same sample_id layout
  * (PERF_SAMPLE_IDENTIFIER, TID, TIME, CPU), so any record names its event and any
  * trailer parses with any attr.  The first event alone tracks mmap/comm/task, as perf's
- * first event does.  With tracepoints it also asks for PERF_RECORD_SWITCH when recording one
- * process: a per-task sched_switch fires only when the task switches out, and the SWITCH
- * records give the switch-in times off-CPU analysis needs.  Tracepoints need tracefs
+ * first event does.  With tracepoints, when recording one process, a per-task sched_switch
+ * fires only when the task switches out; the switch-ins off-CPU analysis needs (PerfView's
+ * thread time, view's blocked time, the NetTrace's cswitch events) come twice: as
+ * PERF_RECORD_SWITCH records on the first event, and as a second sched:sched_switch opened on
+ * every CPU without call stacks, which the kernel filters to switches to the process's
+ * threads (record.h: tid_filter; perf script prints them, so PerfView reads them).
+ * Tracepoints need tracefs
  * (mounted when it is not); sched_switch is required, the other two are left out where the
  * kernel lacks them (sched_stat_sleep needs CONFIG_SCHEDSTATS).
  */

@@ -99,6 +99,20 @@ bool dotnet_perfmap_enabled_by_env(pid_t pid)
 	return false;
 }
 
+unsigned dotnet_perfmap_env_type(pid_t pid)
+{
+	static const char *const names[] = {"DOTNET_PerfMapEnabled", "COMPlus_PerfMapEnabled"};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		char *v = dotnet_target_getenv(pid, names[i]);
+		if (!v)
+			continue;
+		unsigned long type = strtoul(v, NULL, 16); /* CLRConfig reads numbers as hex */
+		free(v);
+		return type > UINT32_MAX ? UINT32_MAX : (unsigned)type;
+	}
+	return 0;
+}
+
 /* The process start time in clock ticks (field 22 of /proc/<pid>/stat): the runtime's
  * "disambiguation key" in the socket name.  0 when unknown. */
 static unsigned long long target_start_time(pid_t pid)
@@ -676,7 +690,9 @@ int dotnet_open_map_file(pid_t pid, const char *name_fmt, char **shown)
 	char *path = xasprintf("%s%s%s", dir, str_endswith(dir, "/") ? "" : "/", name);
 	*shown = xasprintf("/proc/%d/root%s", (int)pid, path);
 	int fd = safe_open_in_root(pid, path, ps.uid);
+	int err = errno;
 	free(path);
 	free(dir);
+	errno = err;
 	return fd;
 }

@@ -71,6 +71,9 @@ int dotnet_disable_perfmap(pid_t pid);
 /* Was pid started with perf maps on (DOTNET_PerfMapEnabled or COMPlus_PerfMapEnabled set
  * to a value other than 0 in its initial environment)? */
 bool dotnet_perfmap_enabled_by_env(pid_t pid);
+/* That setting as the runtime reads it (hexadecimal; DOTNET_ before COMPlus_): 0 when unset,
+ * else enum dotnet_perfmap_type's values (other numbers as they are). */
+unsigned dotnet_perfmap_env_type(pid_t pid);
 
 /* The answers' parsers, apart from the socket (each reply is untrusted input; the fuzz
  * harness tests/fuzz/fuzz_dotnet_ipc.c drives them).  A reply is a 20-byte header, then the
@@ -91,21 +94,22 @@ int dotnet_process_info_parse(const unsigned char *payload, size_t len,
 /* Opens one of the files pid's runtime writes (name_fmt has one %d for the pid in the
  * target's namespace, e.g. "jit-%d.dump") in its map directory (DOTNET_PerfMapJitDumpPath,
  * else /tmp) below /proc/<pid>/root: no symlinks, a regular file of the target's uid.
- * *shown gets the path for messages (malloc'd, also on failure).  Returns an fd or -1. */
+ * *shown gets the path for messages (malloc'd, also on failure).  Returns an fd or -1, with
+ * errno ENOENT when nothing is there (see safe_open_in_root()). */
 int dotnet_open_map_file(pid_t pid, const char *name_fmt, char **shown);
 
-/* What `collect -pid` calls before recording (lib/dotnet_target.c).  A .NET process whose
- * maps are off: asks its runtime to write them (when enable_ipc), says so on screen and in
- * the log, and remembers to turn them off again; where that is impossible (old runtime, no
- * socket, enable_ipc false) warns that managed frames will be unnamed and how to fix it.
- * Maps on from its environment: they stay on, but a jitdump the runtime gave up writing is
- * restarted over IPC (ReadyToRun methods are named only there).  Not a .NET process: a log
- * line.  Returns 1 when maps were enabled over IPC (dotnet_finish_target() turns them off),
- * 0 otherwise; the collection goes on either way. */
+/* What `collect -pid` calls before recording (dotnet_target.c, on top of dotnet_maps.h):
+ * makes the runtime of a .NET process write what names its managed code, asking it over the
+ * IPC (when enable_ipc) only for what it is not writing already, never truncating a file
+ * it writes; says on screen what it asked and, where frames will stay unnamed, why and how
+ * to fix it.  Not a .NET process: a log line.  Returns 1 when something was asked
+ * (dotnet_finish_target() then puts it back), 0 otherwise; the collection goes on either
+ * way. */
 int dotnet_prepare_target(pid_t pid, bool enable_ipc);
 
-/* After recording stopped: DisablePerfMap for a process dotnet_prepare_target() enabled;
- * nothing otherwise.  A target that exited meanwhile is fine. */
+/* After recording stopped: undoes what dotnet_prepare_target() asked (DisablePerfMap where
+ * that turns off only what was asked); nothing otherwise.  A target that exited meanwhile
+ * is fine. */
 void dotnet_finish_target(pid_t pid);
 
 #endif

@@ -44,6 +44,7 @@ struct perfdata_writer {
 	struct pd_event *events;
 	size_t nevents, events_cap;
 	size_t nevents_laid_out;  /* events in the attr table written at lay-out time */
+	bool ids_changed;	  /* perfdata_writer_set_ids() since */
 	uint32_t attr_size;	  /* bytes of perf_event_attr each event needs */
 	uint32_t table_attr_size; /* ... and as the attr table on disk has them */
 	struct perf_file_section attrs;
@@ -113,6 +114,7 @@ static int write_attr_table(struct perfdata_writer *w, uint64_t off, uint64_t *e
 	}
 	w->attrs.size = b.len - (w->attrs.offset - off);
 	w->table_attr_size = w->attr_size;
+	w->ids_changed = false;
 	int r = pwrite_all(w, b.data, b.len, off);
 	*end = off + b.len;
 	pd_buf_free(&b);
@@ -180,6 +182,22 @@ int perfdata_writer_add_attr(struct perfdata_writer *w, const struct perf_event_
 	uint32_t need = attr_needed_size(&e->attr);
 	if (need > w->attr_size)
 		w->attr_size = need;
+	return 0;
+}
+
+int perfdata_writer_set_ids(struct perfdata_writer *w, size_t i, const uint64_t *ids, size_t nids)
+{
+	if (w->finished || i >= w->nevents)
+		return pc_err("%s: ids of event %zu set after finish or for no event", w->path, i);
+	struct pd_event *e = &w->events[i];
+	if (e->nids == nids && (!nids || !memcmp(e->ids, ids, nids * sizeof(*ids))))
+		return 0;
+	free(e->ids);
+	e->nids = nids;
+	e->ids = xmalloc((nids ? nids : 1) * sizeof(uint64_t));
+	if (nids)
+		memcpy(e->ids, ids, nids * sizeof(uint64_t));
+	w->ids_changed = true;
 	return 0;
 }
 
@@ -316,7 +334,8 @@ int perfdata_writer_finish(struct perfdata_writer *w, const struct perfdata_meta
 	if (write_features(w, meta, w->data_offset + w->data_on_disk, bits, &end))
 		return -1;
 	/* Events added after the lay-out (or needing a larger attr): a full new table. */
-	if (w->nevents != w->nevents_laid_out || w->table_attr_size != w->attr_size) {
+	if (w->nevents != w->nevents_laid_out || w->table_attr_size != w->attr_size ||
+	    (w->laid_out && w->ids_changed)) {
 		if (write_attr_table(w, (end + 7) & ~(uint64_t)7, &end))
 			return -1;
 	}

@@ -50,6 +50,10 @@ struct perfdata_writer *perfdata_writer_new(const char *path);
 /* name: the event's name as perf shows it ("cpu-clock", "sched:sched_switch"). */
 int perfdata_writer_add_attr(struct perfdata_writer *w, const struct perf_event_attr *attr,
 			     const char *name, const uint64_t *ids, size_t nids);
+/* The ids of event i (in add order) become ids: for an event that gained fds while
+ * recording.  The attr table is written anew by perfdata_writer_finish(); an unfinished file
+ * keeps the ids it was laid out with. */
+int perfdata_writer_set_ids(struct perfdata_writer *w, size_t i, const uint64_t *ids, size_t nids);
 /* record: one or more whole records (header.size each); copied into the write buffer. */
 int perfdata_writer_write(struct perfdata_writer *w, const void *record, size_t len);
 /* Writes the buffered records out now, so the file is readable up to here if we die. */

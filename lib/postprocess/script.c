@@ -4,6 +4,8 @@
  * "%16s "/"%s " comm, "%5d/%-5d ", "[%03d] ", "%12s: " of "%lu.%06lu", "%10lu ",
  * "%*s: " event, "\t%16lx %s (%s)\n" per frame. */
 #include "script.h"
+#include "base/log.h"
+#include "perfview_text.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -39,6 +41,11 @@ struct script_writer {
 	struct cached_line *lines;
 	char *arena;
 	uint64_t arena_pos; /* bytes ever written to the ring, plus 1 (0 marks empty) */
+	/* Process names written otherwise for PerfView (perfview_text.h): each logged once. */
+	struct {
+		char *from, *to;
+	} * renames;
+	size_t nrenames, renames_cap;
 };
 
 struct script_writer *script_writer_new(FILE *out, int name_width)
@@ -60,6 +67,11 @@ void script_writer_free(struct script_writer *w)
 		return;
 	free(w->lines);
 	free(w->arena);
+	for (size_t i = 0; i < w->nrenames; i++) {
+		free(w->renames[i].from);
+		free(w->renames[i].to);
+	}
+	free(w->renames);
 	free(w->buf);
 	free(w);
 }
@@ -166,9 +178,29 @@ static void put_int(struct script_writer *w, int64_t v, size_t width, enum align
 	put_num(w, mag, v < 0, 10, width, align);
 }
 
+/* comm as PerfView reads it back (perfview_text.h); a renamed one is logged once. */
+static const char *safe_comm(struct script_writer *w, const char *comm, int pid, int tid)
+{
+	if (perfview_comm_ok(comm, pid, tid))
+		return comm;
+	for (size_t i = 0; i < w->nrenames; i++)
+		if (!strcmp(w->renames[i].from, comm))
+			return w->renames[i].to;
+	bool renamed;
+	char *to = perfview_comm(comm, pid, tid, &renamed);
+	grow_array((void **)&w->renames, &w->renames_cap, w->nrenames + 1, sizeof(*w->renames));
+	w->renames[w->nrenames].from = xstrdup(comm);
+	w->renames[w->nrenames].to = to;
+	w->nrenames++;
+	log_info("perf.data.txt: process name '%s' (pid %d) is written '%s': PerfView's reader "
+		 "would take its ' N/N' or ' N [' for the pid and cpu and fail",
+		 comm, pid, to);
+	return to;
+}
+
 static void format_header(struct script_writer *w, const struct script_sample *s)
 {
-	const char *comm = s->comm ? s->comm : ":-1";
+	const char *comm = safe_comm(w, s->comm ? s->comm : ":-1", s->pid, s->tid);
 	if (s->callchain) {
 		put_str(w, comm);
 		put_char(w, ' ');
@@ -212,7 +244,8 @@ static void format_frame_tail(struct script_writer *w, const struct frame *f)
 	put_char(w, ' ');
 	put_str(w, f->sym ? f->sym : "[unknown]");
 	put_mem(w, " (", 2);
-	put_str(w, f->dso ? f->dso : "[unknown]");
+	const char *dso = f->dso ? f->dso : "[unknown]";
+	put_mem(w, dso, perfview_dso_len(dso));
 	put_char(w, ')');
 }
 

@@ -8,7 +8,10 @@
  * right-aligned to the longest event name of the file; [CPU] is left out when the
  * samples carry no CPU.  Without a callchain the single frame follows the header on the
  * same line, with the sample's absolute ip (as perf prints it).  The tracepoint text
- * (libtraceevent's rendering) comes in preformatted.
+ * (libtraceevent's rendering) comes in preformatted.  Two things differ from perf, for
+ * PerfView's reader (perfview_text.h): a process name it would misread is written with '_'
+ * for the characters that mislead it (logged once per name), and a dso's " (deleted)"
+ * suffix is left out.
  *
  * The text is collected in the writer's own 256 KiB buffer and handed to the FILE in
  * pieces of that size (which glibc writes straight through: the FILE needs no large buffer

@@ -2,6 +2,7 @@
 #include "record.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "perfdata/perfdata_read.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -19,6 +20,9 @@
  * less (1 GiB with 4 KiB pages on x86-64), which map_ring() says when it happens. */
 #define MAX_RING_BYTES (1ull << 40)
 #define POLL_MAX_MS    250 /* drain at least this often, so rounds stay short */
+/* With tid_filter events, this often: a new thread's switches count from the drain that
+ * reads its FORK record on. */
+#define POLL_FILTER_MS 20
 
 struct ring {
 	int cpu;
@@ -33,6 +37,9 @@ struct opened_event {
 	struct record_event ev;
 	uint64_t *ids;
 	size_t nids, cap;
+	int *fds; /* with a tid_filter: its per-CPU fds (not in recorder.fds) */
+	size_t nfds;
+	bool filter_failed; /* said once */
 };
 
 struct recorder {
@@ -47,6 +54,12 @@ struct recorder {
 	size_t nfds, fds_cap;
 	pid_t *tids; /* threads opened (or found covered by inheritance) */
 	size_t ntids, tids_cap;
+	/* Threads recorded now (-pid with tid_filter events): tids, then FORK/EXIT records. */
+	pid_t *live;
+	size_t nlive, live_cap;
+	bool live_changed, has_tid_filters;
+	uint64_t *filtered_ids; /* every id of the tid_filter events, sorted */
+	size_t nfiltered_ids;
 	unsigned char *scratch; /* a record that wraps the ring end is copied here */
 };
 
@@ -241,16 +254,19 @@ static int open_one(struct recorder *r, struct opened_event *ev, pid_t tid, size
 	uint64_t id;
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
 		return pc_err_errno("cannot read the id of event %s", ev->ev.name);
+
 	grow_array((void **)&ev->ids, &ev->cap, ev->nids + 1, sizeof(*ev->ids));
 	ev->ids[ev->nids++] = id;
 	return 0;
 }
 
-/* Every event on every CPU for one thread (tid -1: all CPUs, system-wide). */
+/* Every event on every CPU for one thread (tid -1: all CPUs, system-wide).  Events with a
+ * tid_filter are not per thread: open_filtered() opens them. */
 static int open_thread(struct recorder *r, pid_t tid)
 {
 	for (size_t e = 0; e < r->nevents; e++)
-		for (size_t ci = 0; ci < r->ncpus; ci++) {
+		for (size_t ci = 0; ci < r->ncpus && !(tid >= 0 && r->events[e].ev.tid_filter);
+		     ci++) {
 			int rc = open_one(r, &r->events[e], tid, ci);
 			if (rc == 0)
 				continue;
@@ -331,6 +347,160 @@ static int open_process(struct recorder *r)
 	return 0;
 }
 
+/* The longest tracepoint filter the kernel takes (it copies at most a page, NUL included). */
+static size_t max_filter_len(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	return (page > 0 ? (size_t)page : 4096) - 1;
+}
+
+/* ev on the CPU of ring ci for every task, filtered by filter, into that ring.  Returns the
+ * enabled fd, or -1 (message set). */
+static int open_filtered_one(struct recorder *r, struct opened_event *ev, size_t ci,
+			     const char *filter)
+{
+	struct ring *ring = &r->rings[ci];
+	struct perf_event_attr a = ev->ev.attr;
+	a.disabled = 1; /* until filtered: unfiltered it records every task */
+	int fd = (int)syscall(SYS_perf_event_open, &a, -1, ring->cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return open_error(errno, ev->ev.name, -1);
+	uint64_t id;
+	const char *what = NULL;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) < 0)
+		what = "set the filter of";
+	else if (ring->fd >= 0 ? ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) < 0
+			       : map_ring(r, ring, fd) < 0)
+		what = "redirect into its CPU's ring";
+	else if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+		what = "read the id of";
+	else if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+		what = "enable";
+	if (what) {
+		pc_err_errno("cannot %s %s (filter %s)", what, ev->ev.name, filter);
+		close(fd);
+		return -1;
+	}
+	grow_array((void **)&ev->ids, &ev->cap, ev->nids + 1, sizeof(*ev->ids));
+	ev->ids[ev->nids++] = id;
+	return fd;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void index_filtered_ids(struct recorder *r)
+{
+	free(r->filtered_ids);
+	r->filtered_ids = NULL;
+	r->nfiltered_ids = 0;
+	size_t n = 0;
+	for (size_t e = 0; e < r->nevents; e++)
+		if (r->events[e].ev.tid_filter)
+			n += r->events[e].nids;
+	r->filtered_ids = xmalloc((n ? n : 1) * sizeof(uint64_t));
+	for (size_t e = 0; e < r->nevents; e++)
+		for (size_t i = 0; r->events[e].ev.tid_filter && i < r->events[e].nids; i++)
+			r->filtered_ids[r->nfiltered_ids++] = r->events[e].ids[i];
+	qsort(r->filtered_ids, r->nfiltered_ids, sizeof(uint64_t), cmp_u64);
+}
+
+/* A sample of a tid_filter event taken in a thread the per-thread events follow: theirs. */
+static bool taken_in_recorded_thread(struct recorder *r, const struct perf_event_header *h)
+{
+	const struct perf_event_attr *a = &r->events[0].ev.attr; /* one id layout for all */
+	uint64_t id;
+	if (h->type != PERF_RECORD_SAMPLE || perfdata_record_id(a, h, &id) < 0 ||
+	    !bsearch(&id, r->filtered_ids, r->nfiltered_ids, sizeof(id), cmp_u64))
+		return false;
+	struct opened_event *ev = NULL;
+	for (size_t e = 0; e < r->nevents && !ev; e++)
+		if (r->events[e].ev.tid_filter)
+			ev = &r->events[e];
+	struct perf_sample s;
+	if (!ev || perfdata_parse_sample(&ev->ev.attr, h, &s) < 0)
+		return false;
+	if ((pid_t)s.pid == r->pid)
+		return true;
+	for (size_t i = 0; i < r->nlive; i++)
+		if (r->live[i] == (pid_t)s.tid)
+			return true;
+	return false;
+}
+
+/* (Re)opens every tid_filter event for the threads recorded now.  The kernel sets a
+ * tracepoint filter once per event, so a new thread means new fds: they count before the
+ * old ones stop, so a switch at that moment is recorded twice rather than lost.  Their ids
+ * join the event's ids. */
+static int filter_events(struct recorder *r)
+{
+	r->live_changed = false;
+	for (size_t e = 0; e < r->nevents; e++) {
+		struct opened_event *ev = &r->events[e];
+		if (!ev->ev.tid_filter)
+			continue;
+		char *filter = ev->ev.tid_filter(r->live, r->nlive, max_filter_len());
+		int *fds = xcalloc(r->ncpus, sizeof(*fds));
+		size_t n = 0;
+		for (; n < r->ncpus; n++)
+			if ((fds[n] = open_filtered_one(r, ev, n, filter)) < 0)
+				break;
+		free(filter);
+		if (n < r->ncpus) {
+			while (n--)
+				close(fds[n]);
+			free(fds);
+			return -1;
+		}
+		for (size_t i = 0; i < ev->nfds; i++) {
+			ioctl(ev->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+			close(ev->fds[i]);
+		}
+		free(ev->fds);
+		ev->fds = fds;
+		ev->nfds = r->ncpus;
+	}
+	index_filtered_ids(r);
+	return 0;
+}
+
+/* -pid: the events with a tid_filter, filtered to the threads found so far. */
+static int open_filtered(struct recorder *r)
+{
+	for (size_t e = 0; e < r->nevents; e++)
+		r->has_tid_filters |= r->events[e].ev.tid_filter != NULL;
+	if (!r->has_tid_filters)
+		return 0;
+	for (size_t i = 0; i < r->ntids; i++) {
+		grow_array((void **)&r->live, &r->live_cap, r->nlive + 1, sizeof(*r->live));
+		r->live[r->nlive++] = r->tids[i];
+	}
+	return filter_events(r);
+}
+
+/* A FORK or EXIT record: a thread the events follow appeared or went (-pid only). */
+static void track_task(struct recorder *r, const struct perf_event_header *h)
+{
+	if ((h->type != PERF_RECORD_FORK && h->type != PERF_RECORD_EXIT) || h->size < 8 + 16)
+		return;
+	uint32_t tid;
+	memcpy(&tid, (const unsigned char *)h + 8 + 8, sizeof(tid)); /* pid, ppid, tid, ptid */
+	size_t i = 0;
+	while (i < r->nlive && r->live[i] != (pid_t)tid)
+		i++;
+	if (h->type == PERF_RECORD_FORK && i == r->nlive) {
+		grow_array((void **)&r->live, &r->live_cap, r->nlive + 1, sizeof(*r->live));
+		r->live[r->nlive++] = (pid_t)tid;
+		r->live_changed = true;
+	} else if (h->type == PERF_RECORD_EXIT && i < r->nlive) {
+		r->live[i] = r->live[--r->nlive];
+		r->live_changed = true;
+	}
+}
+
 /* The kernel maps a power of two of pages: round up as `perf record -m` does, and say so. */
 static int round_ring_bytes(uint64_t want, uint64_t *out)
 {
@@ -387,7 +557,7 @@ struct recorder *recorder_open(const struct recorder_opts *o, const struct recor
 	if (r->pid < 0) {
 		if (open_thread(r, -1) < 0)
 			goto fail;
-	} else if (open_process(r) < 0) {
+	} else if (open_process(r) < 0 || open_filtered(r) < 0) {
 		goto fail;
 	}
 	return r;
@@ -405,9 +575,15 @@ void recorder_free(struct recorder *r)
 			munmap(r->rings[ci].base, r->rings[ci].mmap_len);
 	for (size_t i = 0; i < r->nfds; i++)
 		close(r->fds[i]);
-	for (size_t e = 0; e < r->nevents; e++)
+	for (size_t e = 0; e < r->nevents; e++) {
+		for (size_t i = 0; i < r->events[e].nfds; i++)
+			close(r->events[e].fds[i]);
 		free(r->events[e].ids);
+		free(r->events[e].fds);
+	}
 	free(r->events);
+	free(r->live);
+	free(r->filtered_ids);
 	free(r->fds);
 	free(r->tids);
 	free(r->rings);
@@ -423,7 +599,10 @@ size_t recorder_nr_cpus(const struct recorder *r)
 
 size_t recorder_nr_fds(const struct recorder *r)
 {
-	return r->nfds;
+	size_t n = r->nfds;
+	for (size_t e = 0; e < r->nevents; e++)
+		n += r->events[e].nfds;
+	return n;
 }
 
 uint64_t recorder_ring_bytes(const struct recorder *r)
@@ -437,6 +616,14 @@ const uint64_t *recorder_event_ids(const struct recorder *r, size_t i, size_t *n
 	return i < r->nevents ? r->events[i].ids : NULL;
 }
 
+size_t recorder_nr_ids(const struct recorder *r)
+{
+	size_t n = 0;
+	for (size_t e = 0; e < r->nevents; e++)
+		n += r->events[e].nids;
+	return n;
+}
+
 size_t recorder_nr_threads(const struct recorder *r)
 {
 	return r->ntids;
@@ -446,6 +633,10 @@ void recorder_disable(struct recorder *r)
 {
 	for (size_t i = 0; i < r->nfds; i++)
 		ioctl(r->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+	for (size_t e = 0; e < r->nevents; e++)
+		for (size_t i = 0; i < r->events[e].nfds; i++)
+			ioctl(r->events[e].fds[i], PERF_EVENT_IOC_DISABLE, 0);
+	r->has_tid_filters = false; /* no new fds after this */
 }
 
 static int drain_ring(struct recorder *r, struct ring *ring, record_fn fn, void *arg,
@@ -477,6 +668,13 @@ static int drain_ring(struct recorder *r, struct ring *ring, record_fn fn, void 
 			memcpy(r->scratch + first, ring->data, h.size - first);
 			rec = (const void *)r->scratch;
 		}
+		if (r->nfiltered_ids) {
+			track_task(r, rec);
+			if (taken_in_recorded_thread(r, rec)) {
+				tail += h.size;
+				continue;
+			}
+		}
 		rc = fn(arg, rec, ring->cpu);
 		tail += h.size;
 		(*nrecords)++;
@@ -501,6 +699,16 @@ int recorder_drain(struct recorder *r, record_fn fn, void *arg, size_t *nrecords
 	}
 	if (nrecords)
 		*nrecords = n;
+	/* New fds for a new thread's switches (or without an exited one's).  When that
+	 * fails the old ones go on: said once, and the collection goes on. */
+	if (r->live_changed && r->has_tid_filters && filter_events(r) < 0) {
+		for (size_t e = 0; e < r->nevents; e++)
+			if (r->events[e].ev.tid_filter && !r->events[e].filter_failed) {
+				r->events[e].filter_failed = true;
+				log_warn("%s: new threads' switches are not recorded: %s",
+					 r->events[e].ev.name, pc_strerror());
+			}
+	}
 	return 0;
 }
 
@@ -535,7 +743,7 @@ int recorder_run(struct recorder *r, const struct record_loop *l, enum record_st
 			rc = -1;
 			break;
 		}
-		int timeout = POLL_MAX_MS;
+		int timeout = r->has_tid_filters ? POLL_FILTER_MS : POLL_MAX_MS;
 		if (l->deadline_ns) {
 			uint64_t now = monotonic_ns();
 			if (now >= l->deadline_ns) {

@@ -4,7 +4,9 @@
  * One process (-pid): one fd per event per thread per CPU with inherit=1, all redirected
  * (PERF_EVENT_IOC_SET_OUTPUT) into one ring per CPU, as `perf record -p` does; threads that
  * appear while the events are being opened are found by re-scanning /proc/<pid>/task, and
- * threads created later are covered by inheritance.
+ * threads created later are covered by inheritance.  An event with a tid_filter is the
+ * exception: opened per CPU for every task, filtered in the kernel down to the recorded
+ * threads (which the FORK and EXIT records in the rings keep up to date).
  *
  * Records come out of recorder_run() through a callback, whole (a record that wraps the end
  * of its ring is copied into a contiguous buffer first), one drain pass over all rings at a
@@ -24,6 +26,16 @@ struct recorder;
 struct record_event {
 	struct perf_event_attr attr;
 	const char *name; /* "cpu-clock", as perf shows it */
+	/* NULL for an ordinary event.  Set on a tracepoint, when recording one process: the
+	 * event is opened once per CPU for every task (as system-wide) instead of per thread,
+	 * and keeps what its filter (PERF_EVENT_IOC_SET_FILTER) lets through; this returns
+	 * that filter (malloc'd, at most max_len characters) for the threads recorded now:
+	 * those of the process and of what inherited the events from it.  It is set again
+	 * after each drain pass in which one of them appeared or exited (the loop drains every
+	 * 20 ms then: a new thread's first few ms can go unrecorded).  Its samples taken
+	 * in one of those threads are dropped: the same tracepoint per thread records them.
+	 * So it adds what happens to the process in other tasks (sched_switch: switch-ins). */
+	char *(*tid_filter)(const pid_t *tids, size_t n, size_t max_len);
 };
 
 struct recorder_opts {
@@ -42,8 +54,11 @@ size_t recorder_nr_cpus(const struct recorder *r);
 size_t recorder_nr_fds(const struct recorder *r);
 /* Data bytes of each ring (after rounding). */
 uint64_t recorder_ring_bytes(const struct recorder *r);
-/* The kernel ids (PERF_EVENT_IOC_ID) of event i's fds, for the perf.data attr section. */
+/* The kernel ids (PERF_EVENT_IOC_ID) of event i's fds, for the perf.data attr section.  An
+ * event with a tid_filter gains ids while recording (and keeps the old ones). */
 const uint64_t *recorder_event_ids(const struct recorder *r, size_t i, size_t *n);
+/* All events' ids together: it grows when fds were opened since. */
+size_t recorder_nr_ids(const struct recorder *r);
 /* The threads events were opened for (-pid), after the re-scan. */
 size_t recorder_nr_threads(const struct recorder *r);
 

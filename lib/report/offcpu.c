@@ -159,6 +159,14 @@ static void end_interval(struct offcpu *oc, int tid, uint64_t now, bool exact)
 	p->node = CALLTREE_NONE;
 }
 
+/* perf names a thread it has no COMM for ":<tid>": a task the recording did not follow. */
+static bool unfollowed(const struct stack_sample *s)
+{
+	char name[16];
+	snprintf(name, sizeof(name), ":%d", s->tid);
+	return s->comm && !strcmp(s->comm, name);
+}
+
 bool offcpu_sample(struct offcpu *oc, const struct stack_sample *s)
 {
 	bool is_switch = !strcmp(s->event, OFFCPU_EVENT);
@@ -182,7 +190,7 @@ bool offcpu_sample(struct offcpu *oc, const struct stack_sample *s)
 	end_interval(oc, s->tid, s->time_ns, false);
 	/* A task's last switch can come with tid -1 (perf prints it so once the task is gone);
 	 * it is not a wait, and only the sample's own thread can start one. */
-	return parsed && sw.blocked && s->tid > 0 && sw.prev_pid == s->tid;
+	return parsed && sw.blocked && s->tid > 0 && sw.prev_pid == s->tid && !unfollowed(s);
 }
 
 void offcpu_block(struct offcpu *oc, int tid, uint64_t time_ns, uint32_t node)

@@ -6,11 +6,14 @@
  * blocked: R/R+ (preempted: runnable, it waits for a CPU) and X/Z (a dying task's last switch).
  *
  * The switch-in is a later sched_switch whose next_pid is the thread, which a system-wide
- * recording always has.  A per-process recording (collect -pid) sees only its own threads'
- * switches, so where no such record comes the interval ends at the thread's next sample of
- * any event (it was running then): an upper bound that includes the time it ran between its
- * wake-up and that sample.  The stats say how many intervals ended either way.  Intervals
- * still open when the trace ends are left out of the weights and counted apart.
+ * recording always has, and so has `collect -pid` (it records the switches to the process's
+ * threads from other tasks; those tasks, which perf names ":<tid>" for want of a COMM, start
+ * no wait here: only part of their switches is there).  A `perf record -p` recording sees
+ * only its own threads' switches, so where no such record comes the interval ends at the
+ * thread's next sample of any event (it was running then): an upper bound that includes the
+ * time it ran between its wake-up and that sample.  The stats say how many intervals ended
+ * either way.  Intervals still open when the trace ends are left out of the weights and
+ * counted apart.
  *
  * Samples must come in time order, as perf script prints them.  Per-thread state is one small
  * entry per thread that ever blocked: the pending switch-out's time and the calltree node of

@@ -265,12 +265,30 @@ static int emit(struct reader *r, stackfile_cb cb, void *arg)
 {
 	r->in_sample = false;
 	if (!r->nframes && *r->s.trace) {
-		/* Without callchains perf prints the one frame on the header line. */
+		/* Without callchains perf prints the one frame on the header line: after the
+		 * event name, or after a tracepoint's fields ("... next_prio=120  ffff8 sym
+		 * (dso)"): the first " HEX " from which the rest reads as a frame. */
 		char *copy = xstrdup(r->s.trace);
 		struct stack_frame fr;
 		if (!stackfile_parse_frame(copy, &fr) && *fr.sym) {
 			add_frame(r, &fr);
 			r->s.trace = "";
+		} else if (copy[0] && copy[strlen(copy) - 1] == ')') {
+			for (char *p = strchr(r->s.trace, ' '); p; p = strchr(p + 1, ' ')) {
+				if (!isxdigit((unsigned char)p[1]) && p[1] != ' ')
+					continue;
+				free(copy);
+				copy = xstrdup(p);
+				if (stackfile_parse_frame(copy, &fr) || !*fr.sym || !*fr.dso)
+					continue;
+				add_frame(r, &fr);
+				/* The fields alone stay: end the trace before the frame. */
+				char *end = p;
+				while (end > r->s.trace && end[-1] == ' ')
+					end--;
+				*end = 0;
+				break;
+			}
 		}
 		free(copy);
 	}

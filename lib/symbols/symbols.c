@@ -364,6 +364,29 @@ static struct symfile *classify(struct symbolizer *s, uint32_t pid, struct map *
 	return sf;
 }
 
+/* Whether a JIT name is a .NET method as the runtime writes it, "ret [Module] Type::M(args)":
+ * a space-separated token in brackets, which is where PerfView's reader of a perf map's names
+ * splits them into module and method (dropping the return type).  Such names get the perf
+ * map as their dso wherever the code sits (ReadyToRun code in a .dll, code in the runtime's
+ * double-mapped memory, anonymous memory), so PerfView names a method one way whether it ran
+ * precompiled or JIT-compiled.  Every other JIT frame (stubs, node's JS functions, addresses
+ * no map names) keeps the mapping's name ("//anon", "/memfd:doublemapper"), where perf writes
+ * the perf map for anonymous memory: from a perf map, PerfView would show the map's path as
+ * the symbol and a piece of the name as the module. */
+static bool has_module_token(const char *name)
+{
+	for (const char *t = name; *t;) {
+		const char *end = strchr(t, ' ');
+		size_t len = end ? (size_t)(end - t) : strlen(t);
+		if (len >= 2 && t[0] == '[' && t[len - 1] == ']')
+			return true;
+		if (!end)
+			break;
+		t = end + 1;
+	}
+	return false;
+}
+
 static void set_unknown(struct frame *f, uint64_t ip)
 {
 	f->ip = ip;
@@ -411,14 +434,13 @@ static bool resolve_user(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64
 		f->ip = ip;
 		if (!(map->prot & PROT_EXEC))
 			return true; /* perf names non-executable anon memory by itself */
-		f->dso = jp->dso_name;
 	}
 	jit_proc_load(s->jit, jp);
 	const char *name = jit_proc_lookup(jp, ip, time);
 	if (name) {
 		f->sym = name;
 		f->kind = FRAME_JIT;
-		if (sf->cls == SF_JIT_FILE && str_startswith(map->filename, "/memfd:"))
+		if (has_module_token(name))
 			f->dso = jp->dso_name;
 	}
 	/* only jitdump code loads depend on time; a perf map says the same all along */

@@ -30,7 +30,9 @@ struct frame {
 	uint64_t ip;	 /* as perf script prints it (dso-relative for file-backed DSOs
 			    with symbols, absolute otherwise: perf's al.addr rule) */
 	const char *sym; /* "[unknown]" when unresolved; valid until symbolizer_free() */
-	const char *dso; /* "[unknown]", "[kernel.kallsyms]", a path, "/tmp/perf-<pid>.map" */
+	const char *dso; /* "[unknown]", "[kernel.kallsyms]", a path, "//anon", or
+			    "/tmp/perf-<pid>.map" for .NET methods wherever their code sits,
+			    ReadyToRun code included (has_module_token() in symbols.c) */
 	enum frame_kind kind;
 };
 

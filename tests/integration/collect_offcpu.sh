@@ -51,9 +51,14 @@ check "perf.data.txt has the same sched_switch samples, fields and frames as per
 cmp -s perf.switch ours.switch || diff perf.switch ours.switch | head -20
 
 # Each sleep is one switch-out (state S) of the main thread in blocker_sleep, each pipe
-# wait one in blocker_pipe_read, with the kernel frames that block.
-count() { awk -v want="$1" -v kernel="$2" -v tid="$blocker" 'BEGIN{RS=""}
-	$0 ~ "/" tid " " && /prev_state=S / && $0 ~ want && $0 ~ kernel {n++} END{print n+0}' perf.txt; }
+# wait one in blocker_pipe_read, with the kernel frames that block.  (A record is its
+# header line and its frame lines: one without a call stack, as the switches to the blocker
+# from other tasks are, is one line with no blank line after it.)
+count() { awk -v want="$1" -v kernel="$2" -v tid="$blocker" '
+	function done() { if (hit && w && k) n++; hit = w = k = 0 }
+	/^[^\t]/ { done(); hit = $0 ~ "/" tid " " && / prev_pid=/ && $0 ~ "prev_pid=" tid " " && /prev_state=S / }
+	/^\t/ { if ($0 ~ want) w = 1; if ($0 ~ kernel) k = 1 }
+	END { done(); print n + 0 }' perf.txt; }
 sleeps=$(count blocker_sleep do_nanosleep)
 reads=$(count blocker_pipe_read pipe_read)
 echo "switch-outs in blocker_sleep: $sleeps, in blocker_pipe_read: $reads"

@@ -76,10 +76,10 @@ check "log: A's map was found inside its root as perf-1.map" \
 if grep -qx two.trace/perf.data.txt two.list; then
 	unzip -q -o two.trace.zip two.trace/perf.data.txt
 	txt=two.trace/perf.data.txt
-	check "containerA_spin only in samples of host PID $A, from /tmp/perf-$A.map" \
-		only_in_pid $txt containerA_spin "$A" "/tmp/perf-$A.map"
-	check "containerB_spin only in samples of host PID $B, from /tmp/perf-$B.map" \
-		only_in_pid $txt containerB_spin "$B" "/tmp/perf-$B.map"
+	check "containerA_spin (from /tmp/perf-$A.map) only in samples of host PID $A" \
+		only_in_pid $txt containerA_spin "$A" //anon
+	check "containerB_spin (from /tmp/perf-$B.map) only in samples of host PID $B" \
+		only_in_pid $txt containerB_spin "$B" //anon
 	check "no frame names /tmp/perf-1.map" bash -c "! grep -q '(/tmp/perf-1.map)\$' $txt"
 	check "C's native frames resolve from /tmp/app/hot, a file only C has" \
 		only_in_pid $txt "hot_leaf (/tmp/app/hot)" "$C" /tmp/app/hot
@@ -99,7 +99,7 @@ check "-pid: perf-$A.map is A's own map" \
 if grep -qx one.trace/perf.data.txt one.list; then
 	unzip -q -o one.trace.zip one.trace/perf.data.txt
 	check "-pid: containerA_spin named, in samples of $A only" \
-		only_in_pid one.trace/perf.data.txt containerA_spin "$A" "/tmp/perf-$A.map"
+		only_in_pid one.trace/perf.data.txt containerA_spin "$A" //anon
 	check "-pid: nothing of B" bash -c "! grep -q containerB_spin one.trace/perf.data.txt"
 fi
 finish

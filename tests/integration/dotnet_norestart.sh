@@ -32,7 +32,18 @@ txt=n1.trace/perf.data.txt
 # wrote its existing methods too.
 check "perf.data.txt names the app's methods" grep -q 'PcDotnetApp.HotLoop::Churn(int32)' $txt
 check "and ReadyToRun CoreLib code (String.Join, loaded before)" \
-	grep -q 'System.String::Join(.*)\[PreJIT\] (.*/System.Private.CoreLib.dll)$' $txt
+	grep -q "System.String::Join(.*)\[PreJIT\] (/tmp/perf-$APP_PID.map)\$" $txt
+
+# Asked again, with the map of the first time still there: the jitdump alone, the map as it was.
+cp "$map" map.before
+"$PC" collect n1b -pid "$APP_PID" -collectsec 1 2>again.err
+rc=$?
+cat again.err
+check "a second collect exits 0" test "$rc" -eq 0
+check "it asked for the jitdump alone" grep -q "pid $APP_PID: asked .* to write its jitdump" again.err
+check "the map is left as it was (byte for byte)" cmp -s map.before "$map"
+unzip -q n1b.trace.zip || fail "unzip n1b"
+check "the app's methods are still named" grep -q 'PcDotnetApp.HotLoop::Churn(int32)' n1b.trace/perf.data.txt
 
 # -nodotnetipc: nothing is asked; a warning says managed frames will be unnamed and how to fix.
 rm -f "$map" /tmp/jit-$APP_PID.dump

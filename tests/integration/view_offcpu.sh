@@ -1,7 +1,7 @@
 # view's blocked (off-CPU) time on real recordings of tests/workloads/blocker, which sleeps in
 # blocker_sleep() and waits on a pipe in blocker_pipe_read() for known times: `collect -offcpu
-# -pid` (no switch-in records: a wait ends at the thread's next sample) and a system-wide
-# `collect -threadtime` (the switch-in is the next_pid of a later sched_switch).  Each time,
+# -pid` (its threads' switch-ins come from a per-CPU sched_switch filtered to them) and a
+# system-wide `collect -threadtime` (the switch-in is the next_pid of a later sched_switch).  Each time,
 # the blocked time view attributes to each function's stacks is within 10% of the known total
 # and equal to awk's own reading of perf.data.txt; the folded off-CPU stacks add up to awk's
 # total; the off-CPU flame graph is well-formed, blue and shows the blocking functions.
@@ -13,7 +13,8 @@ need_cmd xmllint
 SLEEP_MS=200 PIPE_MS=100 ROUNDS=3
 
 # awk's reading of perf.data.txt (independent of view's parser): a thread blocks at a
-# sched_switch with its own prev_pid and a waiting prev_state (not R, R+, X or Z), and the
+# sched_switch with its own prev_pid and a waiting prev_state (not R, R+, X or Z), unless perf
+# names it ":<tid>" (a task the recording did not follow), and the
 # wait ends at the next sched_switch whose next_pid is the thread or at the thread's next
 # sample, whichever comes first.  Prints "total_us fn_us": all waits, and the waits whose
 # stack has the function fn (and thread tid, when given).
@@ -31,6 +32,7 @@ blocked_us() { # FILE FN [TID]
 		open = ""
 		if (!match($0, / +-?[0-9]+\/-?[0-9]+ /)) next
 		split(substr($0, RSTART), a, /[\/ ]+/); tid = a[3]
+		comm = substr($0, 1, RSTART - 1); gsub(/^ +| +$/, "", comm)
 		rest = substr($0, RSTART + RLENGTH)
 		if (!match(rest, /[0-9]+\.[0-9]+:/)) next
 		t = us(substr(rest, RSTART, RLENGTH - 1))
@@ -38,7 +40,8 @@ blocked_us() { # FILE FN [TID]
 		if (sw) end(field("next_pid"), t)
 		end(tid, t)
 		st = field("prev_state")
-		if (sw && tid > 0 && field("prev_pid") == tid && st != "" && st !~ /^R/ && st !~ /[XZ]/) {
+		if (sw && tid > 0 && field("prev_pid") == tid && st != "" && st !~ /^R/ && st !~ /[XZ]/ &&
+		    comm != ":" tid) {
 			pend[tid] = t
 			if (want_tid == "" || want_tid == tid) { open = tid; hasfn[tid] = 0 }
 		}
@@ -72,7 +75,7 @@ check_functions() { # LABEL REPORT PERF.DATA.TXT TID
 	done
 }
 
-# ---- collect -offcpu -pid: the switch-in is not in perf.data.txt ----
+# ---- collect -offcpu -pid: the switch-ins are in perf.data.txt too ----
 "$WORKLOADS/blocker" $SLEEP_MS $PIPE_MS $ROUNDS wait &
 blocker=$!
 cleanup_hooks+=("kill $blocker 2>/dev/null")
@@ -86,8 +89,10 @@ txt=off.trace/perf.data.txt
 check "-pid: view exits 0" test $? -eq 0
 check "-pid: the report is the blocked time (the trace has no CPU samples)" \
 	grep -q "^# Off-CPU (blocked) time: .* ms in [0-9]* waits of 2 threads" off.txt
-check "-pid: it says that waits end at the thread's next sample (an upper bound)" \
-	grep -q "at the thread's next sample (an upper bound" off.txt
+check "-pid: every wait ends at the switch-in (none at a later sample)" \
+	bash -c "grep -q '^#   [0-9]* waits end at the switch-in' off.txt && ! grep -q 'next sample' off.txt"
+check "-pid: switches to the blocker from other tasks are in perf.data.txt" \
+	grep -qE "^ *:?[^ ]* +[0-9]+/[0-9]+ .*sched:sched_switch: .*==> next_comm=blocker next_pid=$blocker " "$txt"
 check_functions "-pid" off.txt "$txt" "$blocker"
 
 "$PC" view off.trace.zip -folded off.folded -flamegraph off.svg 2>view.err

@@ -3,12 +3,19 @@
  * for a byte and waits for it in blocker_pipe_read() (read on a pipe) while the writer
  * sleeps PIPE_MS in blocker_writer() before writing it.  After ROUNDS rounds it exits.
  *
- * usage: blocker SLEEP_MS PIPE_MS ROUNDS [wait]
+ * usage: blocker SLEEP_MS PIPE_MS ROUNDS [wait] [spin=MS]
  * With "wait" it first waits for SIGUSR1 (in blocker_wait_start()), so a test can attach a
- * recorder before the timed part starts. */
+ * recorder before the timed part starts.  With spin=MS each round also runs MS ms on the CPU
+ * in blocker_spin() (measured with the thread's CPU clock) after its sleep, so the main
+ * thread both blocks and runs for known times.  At the end it prints "waited_ms MS runnable_ms MS":
+ * the main thread's wall time in blocker_sleep() and blocker_pipe_read(), from the call to the
+ * return, i.e. with the wait for a CPU after each wake-up that a loaded machine adds (which a
+ * tracer sees as blocked time too), and its wall time in blocker_spin() less the CPU time it ran
+ * there: the time it was preempted (which PerfView counts as blocked). */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +33,25 @@ __attribute__((noinline)) static void sleep_ms(long ms)
 	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+}
+
+static double now_ms(clockid_t clock)
+{
+	struct timespec ts;
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+__attribute__((noinline)) void blocker_spin(long ms)
+{
+	struct timespec t0, t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	volatile unsigned long x = 1;
+	do {
+		for (int i = 0; i < 10000; i++)
+			x = x * 6364136223846793005UL + 1;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
 }
 
 __attribute__((noinline)) void blocker_sleep(long ms)
@@ -89,7 +115,7 @@ __attribute__((noinline)) void blocker_wait_start(void)
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: blocker SLEEP_MS PIPE_MS ROUNDS [wait]\n");
+		fprintf(stderr, "usage: blocker SLEEP_MS PIPE_MS ROUNDS [wait] [spin=MS]\n");
 		return 2;
 	}
 	long sleep_time = atol(argv[1]);
@@ -99,7 +125,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "blocker: bad arguments\n");
 		return 2;
 	}
-	if (argc > 4 && !strcmp(argv[4], "wait"))
+	long spin_ms = 0;
+	bool wait = false;
+	for (int i = 4; i < argc; i++) {
+		if (!strcmp(argv[i], "wait"))
+			wait = true;
+		else if (!strncmp(argv[i], "spin=", 5))
+			spin_ms = atol(argv[i] + 5);
+	}
+	if (wait)
 		blocker_wait_start();
 	pthread_t writer;
 	if (pipe(request_fd) < 0 || pipe(reply_fd) < 0 ||
@@ -107,11 +141,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "blocker: cannot set up the pipes and the writer thread\n");
 		return 1;
 	}
+	/* The spin comes between the sleep and the pipe wait: should a tracer miss the switch
+	 * back in after a preemption there, the wait it then runs into is the short one. */
+	double waited_ms = 0, runnable_ms = 0, t;
 	for (int i = 0; i < rounds; i++) {
+		t = now_ms(CLOCK_MONOTONIC);
 		blocker_sleep(sleep_time);
+		waited_ms += now_ms(CLOCK_MONOTONIC) - t;
+		if (spin_ms > 0) {
+			double cpu = now_ms(CLOCK_THREAD_CPUTIME_ID);
+			t = now_ms(CLOCK_MONOTONIC);
+			blocker_spin(spin_ms);
+			runnable_ms +=
+			    now_ms(CLOCK_MONOTONIC) - t - (now_ms(CLOCK_THREAD_CPUTIME_ID) - cpu);
+		}
+		t = now_ms(CLOCK_MONOTONIC);
 		blocker_pipe_read();
+		waited_ms += now_ms(CLOCK_MONOTONIC) - t;
 	}
 	close(request_fd[1]); /* the writer sees EOF and ends */
 	pthread_join(writer, NULL);
+	printf("waited_ms %.3f runnable_ms %.3f\n", waited_ms, runnable_ms);
 	return 0;
 }

@@ -8,6 +8,7 @@
  * answers, but whatever sits at that path could. */
 #include "base/log.h"
 #include "dotnet/dotnet_ipc.h"
+#include "dotnet/dotnet_maps.h"
 #include "test.h"
 
 #include <dirent.h>
@@ -467,19 +468,44 @@ static void test_real_runtime(const char *dll)
 	CHECK(info.command_line && strstr(info.command_line, "pc-dotnet-app.dll 30"));
 	dotnet_process_info_free(&info);
 
-	/* ... until collect's hook asks; the methods compiled before are in the map at once,
-	 * and ReadyToRun framework code is named in the jitdump. */
-	CHECK(dotnet_prepare_target(pid, true) == 1);
+	/* ... until collect's hook asks.  No map file there yet: both are asked for; the
+	 * methods compiled before are in the map at once, and ReadyToRun framework code is
+	 * named in the jitdump. */
+	struct dotnet_maps m;
+	CHECK(dotnet_maps_ensure(pid, true, &m) == 1);
+	CHECK(m.runtime && !m.had_perfmap && !m.had_jitdump);
+	CHECK_EQ_U64(m.asked, DOTNET_PERFMAP_ALL);
+	CHECK(m.disable_after);
 	CHECK(file_contains(map, "PcDotnetApp.HotLoop::Spin(float64)"));
 	CHECK(file_contains(map, "PcDotnetApp.HotLoop::Churn(int32)"));
 	CHECK(file_contains(dump, "[System.Private.CoreLib]"));
 	CHECK(file_contains(dump, "[PreJIT]"));
 	CHECK(holds_open(pid, map));
+	CHECK(holds_open(pid, dump));
 	/* At the end the runtime is told to stop: it closes its files. */
-	dotnet_finish_target(pid);
+	dotnet_maps_restore(&m);
 	CHECK(!holds_open(pid, map));
 	CHECK(!holds_open(pid, dump));
-	dotnet_finish_target(pid); /* a second time: nothing left to do */
+	dotnet_maps_restore(&m); /* a second time: nothing left to do */
+
+	/* Asked again, with the map of the first time still there: the jitdump alone, so the
+	 * map is never truncated (the runtime would rewrite methods only, no stubs). */
+	size_t map_len;
+	char *map_before = read_file(map, &map_len);
+	CHECK(map_before != NULL);
+	CHECK(dotnet_prepare_target(pid, true) == 1);
+	CHECK(holds_open(pid, dump));
+	CHECK(!holds_open(pid, map));
+	size_t map_len_now;
+	char *map_now = read_file(map, &map_len_now);
+	CHECK(map_now && map_len_now == map_len && !memcmp(map_now, map_before, map_len));
+	free(map_now);
+	dotnet_finish_target(pid);
+	CHECK(!holds_open(pid, dump));
+	map_now = read_file(map, &map_len_now);
+	CHECK(map_now && map_len_now == map_len && !memcmp(map_now, map_before, map_len));
+	free(map_now);
+	free(map_before);
 
 	/* With the IPC turned off: a warning, nothing enabled. */
 	remove_maps(pid);
@@ -488,19 +514,45 @@ static void test_real_runtime(const char *dll)
 	stop(pid);
 	remove_maps(pid);
 
-	/* Started with DOTNET_PerfMapEnabled=1: maps are on already and stay on; whatever
-	 * the runtime did to its jitdump at startup, ReadyToRun methods end up named there. */
+	/* Started with DOTNET_PerfMapEnabled=1: the map is on and stays on, every line of it
+	 * kept; a jitdump the runtime gave up (.NET 10 does at startup) is restarted alone,
+	 * and stays on, since DisablePerfMap would stop the map too. */
 	pid = start_app(dll, "DOTNET_PerfMapEnabled=1");
 	if (pid < 0)
 		return;
 	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)pid);
 	snprintf(dump, sizeof(dump), "/tmp/jit-%d.dump", (int)pid);
 	CHECK(dotnet_perfmap_enabled_by_env(pid));
+	CHECK_EQ_U64(dotnet_perfmap_env_type(pid), DOTNET_PERFMAP_ALL);
 	CHECK(file_contains(map, "PcDotnetApp.HotLoop::Spin(float64)"));
-	CHECK(dotnet_prepare_target(pid, true) == 0);
+	map_before = read_file(map, &map_len);
+	bool dump_was_open = holds_open(pid, dump);
+	CHECK(dotnet_maps_ensure(pid, true, &m) == 1);
+	CHECK(m.had_perfmap && m.had_jitdump == dump_was_open);
+	CHECK_EQ_U64(m.asked, dump_was_open ? 0 : DOTNET_PERFMAP_JITDUMP);
+	CHECK(!m.disable_after);
 	CHECK(file_contains(dump, "[PreJIT]"));
-	dotnet_finish_target(pid);
+	dotnet_maps_restore(&m);
 	CHECK(holds_open(pid, map));
+	map_now = read_file(map, &map_len_now);
+	/* The runtime appends (the methods it had compiled, again): what was there stays. */
+	CHECK(map_before && map_now && map_len_now >= map_len &&
+	      !memcmp(map_now, map_before, map_len));
+	free(map_now);
+	free(map_before);
+	stop(pid);
+	remove_maps(pid);
+
+	/* DOTNET_PerfMapEnabled=3, a perf map alone by choice: nothing is asked (a jitdump
+	 * could not be stopped again without stopping the map); a warning says so. */
+	pid = start_app(dll, "DOTNET_PerfMapEnabled=3");
+	if (pid < 0)
+		return;
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)pid);
+	snprintf(dump, sizeof(dump), "/tmp/jit-%d.dump", (int)pid);
+	CHECK(dotnet_maps_ensure(pid, true, &m) == 0);
+	CHECK(m.had_perfmap && !m.asked);
+	CHECK(access(dump, F_OK) < 0);
 	stop(pid);
 	remove_maps(pid);
 

@@ -121,7 +121,7 @@ static void free_oracle(struct oracle *o)
 }
 
 struct counts {
-	size_t samples, frames, mismatches, more, vanished, kinds[4];
+	size_t samples, frames, mismatches, more, vanished, anon, kinds[4];
 };
 
 /* Symbolizes data and compares with the oracle; prints the first mismatches. */
@@ -164,6 +164,15 @@ static void compare(const char *data, const struct oracle *o, struct counts *c)
 				c->more++;
 				continue;
 			}
+			/* deliberate: other JIT names in anonymous memory (node's) keep the
+			 * mapping's name as dso, where perf writes the perf map (symbols.h) */
+			if (frames[i].ip == of->ip && !strcmp(frames[i].sym, of->sym) &&
+			    !strncmp(of->dso, "/tmp/perf-", 10) && str_endswith(of->dso, ".map") &&
+			    (!strcmp(frames[i].dso, "//anon") ||
+			     !strncmp(frames[i].dso, "[anon:", 6))) {
+				c->anon++;
+				continue;
+			}
 			/* other processes' perf maps may be deleted between perf script and us */
 			if (frames[i].kind == FRAME_UNKNOWN && !strcmp(of->dso, frames[i].dso) &&
 			    !strncmp(of->dso, "/tmp/perf-", 10) && access(of->dso, F_OK) != 0) {
@@ -202,9 +211,10 @@ static void check_recording(const char *name, const char *record_args, size_t mi
 	struct counts c = {0};
 	compare(data, &o, &c);
 	printf("%s: %zu samples (perf: %zu), %zu frames (kernel %zu, native %zu, jit %zu, "
-	       "unknown %zu), %zu named where perf has [unknown], %zu mismatches\n",
+	       "unknown %zu), %zu named where perf has [unknown], %zu in anonymous memory with its "
+	       "own name for dso, %zu mismatches\n",
 	       name, c.samples, o.n, c.frames, c.kinds[FRAME_KERNEL], c.kinds[FRAME_NATIVE],
-	       c.kinds[FRAME_JIT], c.kinds[FRAME_UNKNOWN], c.more, c.mismatches);
+	       c.kinds[FRAME_JIT], c.kinds[FRAME_UNKNOWN], c.more, c.anon, c.mismatches);
 	CHECK(c.samples == o.n);
 	CHECK(c.samples >= min_samples);
 	CHECK(c.kinds[FRAME_JIT] >= min_jit);

@@ -7,6 +7,7 @@
 #include "test.h"
 
 #include <errno.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,7 +42,9 @@ static void check_common(const struct collect_events *ce)
 		CHECK((a->sample_type & SAMPLE_ID_FIELDS) ==
 		      (ce->events[0].attr.sample_type & SAMPLE_ID_FIELDS));
 		CHECK(a->sample_type & PERF_SAMPLE_IDENTIFIER);
-		CHECK(a->sample_type & PERF_SAMPLE_CALLCHAIN);
+		/* The per-CPU switch-in sched_switch alone has none: it is another task's. */
+		CHECK(!(a->sample_type & PERF_SAMPLE_CALLCHAIN) ==
+		      (ce->events[i].tid_filter != NULL));
 		CHECK(a->sample_id_all && a->use_clockid && a->clockid == CLOCK_MONOTONIC);
 		CHECK(a->inherit);
 		bool first = i == 0;
@@ -91,6 +94,52 @@ static void check_tracepoints(const struct collect_events *ce, const char *tfs)
 	trace_formatter_free(f);
 }
 
+/* -pid with tracepoints: a second sched:sched_switch, per CPU, filtered to the switches to
+ * the process's threads; its filter is one the kernel takes. */
+static void check_switch_in(const struct collect_events *ce, bool one_process)
+{
+	const struct record_event *in = NULL;
+	size_t nswitch = 0;
+	for (size_t i = 0; i < ce->nevents; i++)
+		if (!strcmp(ce->events[i].name, "sched:sched_switch")) {
+			nswitch++;
+			if (ce->events[i].tid_filter)
+				in = &ce->events[i];
+		}
+	CHECK_EQ_U64(nswitch, one_process ? 2 : 1);
+	CHECK((in != NULL) == one_process);
+	if (!in)
+		return;
+	CHECK(in->attr.sample_type & PERF_SAMPLE_RAW);
+	pid_t tids[] = {1200, 1201, 1202, 1300, 1204, 7};
+	char *f = in->tid_filter(tids, ARRAY_SIZE(tids), 4095);
+	CHECK_STR(f, "next_pid==7||(next_pid>=1200&&next_pid<=1202)||next_pid==1204||"
+		     "next_pid==1300");
+	free(f);
+	f = in->tid_filter(tids, 0, 4095);
+	CHECK_STR(f, "next_pid==-1");
+	free(f);
+	/* Too many threads for the kernel's page: ranges merged until it fits. */
+	pid_t many[600];
+	for (size_t i = 0; i < ARRAY_SIZE(many); i++)
+		many[i] = (pid_t)(100000 + 3 * i);
+	f = in->tid_filter(many, ARRAY_SIZE(many), 4095);
+	CHECK(f && strlen(f) <= 4095 && strstr(f, "next_pid>=100000&&"));
+	free(f);
+	/* The kernel takes the filter on the real tracepoint. */
+	pid_t self = getpid();
+	f = in->tid_filter(&self, 1, 4095);
+	struct perf_event_attr a = in->attr;
+	a.disabled = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &a, -1, 0, -1, 0);
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		CHECK(ioctl(fd, PERF_EVENT_IOC_SET_FILTER, f) == 0);
+		close(fd);
+	}
+	free(f);
+}
+
 /* The kernel's own answer for a hardware event, asked directly. */
 static bool kernel_has_hw(uint64_t config)
 {
@@ -130,6 +179,7 @@ int main(void)
 	check_common(&ce);
 	CHECK(find(&ce, "cpu-clock") == NULL);
 	check_tracepoints(&ce, tfs);
+	check_switch_in(&ce, true);
 	CHECK(ce.events[0].attr.context_switch);
 	collect_events_release(&ce);
 
@@ -137,6 +187,7 @@ int main(void)
 	o = (struct collect_opts){.pid = -1, .offcpu = true};
 	CHECK(collect_events_build(&ce, &o, false) == 0);
 	check_common(&ce);
+	check_switch_in(&ce, false);
 	CHECK(!ce.events[0].attr.context_switch);
 	collect_events_release(&ce);
 
