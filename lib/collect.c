@@ -29,6 +29,12 @@
 #include <time.h>
 #include <unistd.h>
 
+/* perf record -z's default level: fast enough for the recording loop, several times
+ * smaller than the raw records. */
+#define PERF_DATA_ZSTD_LEVEL 1
+/* At most this much of the recording lives only in memory. */
+#define FLUSH_INTERVAL_NS 1000000000ULL
+
 struct collector {
 	const struct collect_opts *o;
 	pid_t pid; /* the target's tgid, or -1 */
@@ -41,6 +47,8 @@ struct collector {
 	uint64_t *event_samples; /* per event */
 	struct recorder *rec;
 	struct perfdata_writer *w;
+	struct perfdata_meta meta; /* for w's features, at every flush */
+	char *version;
 	struct machine *machine;
 	int sigfd, pidfd;
 	uint64_t samples, lost, records;
@@ -414,6 +422,21 @@ static int open_file(struct collector *c)
 		    0)
 			return -1;
 	}
+	/* Streamed: a killed collector loses at most the last second, and every flush leaves
+	 * a file perf reads as it is (features included, build-ids aside). */
+	c->version = xasprintf("perfcollect-c %s", PC_VERSION);
+	c->meta = (struct perfdata_meta){
+	    .version = c->version,
+	    .argc = c->o->argc,
+	    .argv = c->o->argv,
+	    .clockid = CLOCK_MONOTONIC,
+	    .tracing_data = c->set.tracing_data,
+	    .tracing_data_size = c->set.tracing_data_size,
+	};
+	perfdata_writer_set_meta(c->w, &c->meta);
+	if (perfdata_writer_compress(c->w, PERF_DATA_ZSTD_LEVEL) < 0)
+		return -1;
+	perfdata_writer_set_flush_interval(c->w, FLUSH_INTERVAL_NS);
 	c->machine = machine_new();
 	return 0;
 }
@@ -479,17 +502,12 @@ static int record_to_file(struct collector *c, enum record_stop *why, int *signo
 static int finish_file(struct collector *c)
 {
 	add_build_ids(c);
-	char *version = xasprintf("perfcollect-c %s", PC_VERSION);
-	struct perfdata_meta meta = {
-	    .version = version,
-	    .argc = c->o->argc,
-	    .argv = c->o->argv,
-	    .clockid = CLOCK_MONOTONIC,
-	    .tracing_data = c->set.tracing_data,
-	    .tracing_data_size = c->set.tracing_data_size,
-	};
-	int rc = perfdata_writer_finish(c->w, &meta);
-	free(version);
+	uint64_t raw, file;
+	perfdata_writer_stats(c->w, &raw, &file);
+	int rc = perfdata_writer_finish(c->w, NULL);
+	if (rc == 0)
+		log_info("perf.data: %.1f MB of records in %.1f MB (zstd level %d)", raw / 1e6,
+			 file / 1e6, PERF_DATA_ZSTD_LEVEL);
 	return rc;
 }
 
@@ -508,6 +526,7 @@ static void collector_free(struct collector *c)
 	free(c->trace_dir);
 	free(c->data_path);
 	free(c->zip_path);
+	free(c->version);
 }
 
 int collect_run(const struct collect_opts *o)
