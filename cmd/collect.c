@@ -26,6 +26,8 @@ int cmd_collect(int argc, char **argv)
 	    {"pid", 0, CLI_INT, &o.pid, "N",
 	     "record process N and all its threads, present and future (default: all CPUs)"},
 	    {"collectsec", 0, CLI_INT, &o.collectsec, "N", "stop after N seconds"},
+	    {"freq", 'F', CLI_INT, &o.freq, "N",
+	     "samples per second (perf's -F; default 1000, as perfcollect)"},
 	    {"buffersize", 0, CLI_SIZE, &o.buffersize, "SIZE",
 	     "ring buffer per CPU, N[B|K|M|G] (default 1M)"},
 	    {"threadtime", 0, CLI_FLAG, &o.threadtime, NULL,
@@ -66,6 +68,10 @@ int cmd_collect(int argc, char **argv)
 	}
 	if (o.pid == 0) {
 		fprintf(stderr, "perfcollect-c collect: -pid needs a process id > 0\n");
+		return 2;
+	}
+	if (o.freq < 0 || o.freq > 1000000) {
+		fprintf(stderr, "perfcollect-c collect: -freq needs a rate from 1 to 1000000 Hz\n");
 		return 2;
 	}
 

@@ -15,7 +15,7 @@ _perfcollect_c()
 	fi
 	local opts=""
 	case ${words[1]} in
-	collect) opts="-pid -collectsec -buffersize -threadtime -offcpu -hwevents -system -o -outdir -nodotnetipc -nolttng -noperf -events -rawevents -gccollectonly -gconly -gcwithheap -help" ;;
+	collect) opts="-pid -collectsec -freq -F -buffersize -threadtime -offcpu -hwevents -system -o -outdir -nodotnetipc -nolttng -noperf -events -rawevents -gccollectonly -gconly -gcwithheap -help" ;;
 	merge) opts="-o -help" ;;
 	view) opts="-graphtype -processfilter -pid -tid -event -offcpu -flamegraph -folded -top -percent-limit -help" ;;
 	log) opts="-tail -help" ;;
@@ -33,7 +33,7 @@ _perfcollect_c()
 	-o | -output | -zip | -outdir | -flamegraph | --flamegraph | -folded | --folded)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
-	-collectsec | -buffersize | -tail | -top | -percent-limit | -processfilter | -module | -events | -event)
+	-collectsec | -freq | -F | -buffersize | -tail | -top | -percent-limit | -processfilter | -module | -events | -event)
 		return ;;
 	esac
 	if [[ $cur == -* ]]; then

@@ -15,6 +15,7 @@ complete -c perfcollect-c -n "not __fish_seen_subcommand_from $cmds" -a livetrac
 # collect
 complete -c perfcollect-c -n "__fish_seen_subcommand_from collect" -o pid -x -a '(__fish_complete_pids)' -d 'record this process'
 complete -c perfcollect-c -n "__fish_seen_subcommand_from collect" -o collectsec -x -d 'stop after N seconds'
+complete -c perfcollect-c -n "__fish_seen_subcommand_from collect" -o freq -o F -x -d 'samples per second'
 complete -c perfcollect-c -n "__fish_seen_subcommand_from collect" -o buffersize -x -d 'ring buffer size'
 complete -c perfcollect-c -n "__fish_seen_subcommand_from collect" -o threadtime -d 'also scheduler tracepoints'
 complete -c perfcollect-c -n "__fish_seen_subcommand_from collect" -o offcpu -d 'scheduler tracepoints only'

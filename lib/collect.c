@@ -49,6 +49,7 @@ struct collector {
 	struct perfdata_writer *w;
 	struct perfdata_meta meta; /* for w's features, at every flush */
 	char *version;
+	char *kallsyms; /* our copy of /proc/kallsyms, NULL when it could not be copied */
 	struct machine *machine;
 	int sigfd, pidfd;
 	uint64_t samples, lost, records;
@@ -311,10 +312,11 @@ static void log_start(struct collector *c)
 	}
 	log_info("command line: %s", cmdline);
 	free(cmdline);
-	log_info("options: target %s, collectsec %ld (0: until stopped), buffersize %" PRIu64
+	log_info("options: target %s, collectsec %ld (0: until stopped), freq %ld (0: 1000), "
+		 "buffersize %" PRIu64
 		 " (0: default), threadtime %d, offcpu %d, hwevents %d, system %d, dotnet ipc %s, "
 		 "outdir %s",
-		 c->pid > 0 ? "one process" : "all CPUs", o->collectsec, o->buffersize,
+		 c->pid > 0 ? "one process" : "all CPUs", o->collectsec, o->freq, o->buffersize,
 		 o->threadtime, o->offcpu, o->hwevents, o->system, o->no_dotnet_ipc ? "off" : "on",
 		 o->outdir ? o->outdir : ".");
 	for (size_t i = 0; i < o->nnotes; i++)
@@ -465,17 +467,17 @@ static int record_to_file(struct collector *c, enum record_stop *why, int *signo
 			  uint64_t *duration_ns)
 {
 	const struct collect_opts *o = c->o;
-	char *kallsyms = xasprintf("%s/kallsyms", c->trace_dir);
-	bool have_kallsyms = synth_copy_kallsyms(kallsyms) == 0;
-	if (!have_kallsyms)
-		log_warn("cannot copy /proc/kallsyms (%s); kernel frames may not resolve",
-			 pc_strerror());
 	int rc = open_file(c);
 	if (rc == 0)
-		rc = synthesize(c, have_kallsyms ? kallsyms : NULL);
-	free(kallsyms);
+		rc = synthesize(c, c->kallsyms);
 	if (rc < 0)
 		return -1;
+	/* System-wide sampling events were opened disabled so that the rings do not overflow
+	 * while /proc is read (collect_events.c); from here they count, and so does
+	 * -collectsec. */
+	uint64_t start = monotonic_ns();
+	if (c->pid < 0)
+		recorder_enable(c->rec);
 
 	if (o->collectsec > 0)
 		log_say("Collecting %s for %ld s (Ctrl+C stops earlier)...",
@@ -483,7 +485,6 @@ static int record_to_file(struct collector *c, enum record_stop *why, int *signo
 	else
 		log_say("Collecting %s; press Ctrl+C to stop...",
 			c->pid > 0 ? "the process" : "all CPUs");
-	uint64_t start = monotonic_ns();
 	struct record_loop loop = {
 	    .signal_fd = c->sigfd,
 	    .pid_fd = c->pidfd,
@@ -527,6 +528,7 @@ static void collector_free(struct collector *c)
 	free(c->data_path);
 	free(c->zip_path);
 	free(c->version);
+	free(c->kallsyms);
 }
 
 int collect_run(const struct collect_opts *o)
@@ -577,6 +579,16 @@ int collect_run(const struct collect_opts *o)
 	/* Before the events open: the code loads a .NET runtime then writes for methods it
 	 * compiled earlier carry timestamps before every sample, so lookups by time find them. */
 	bool dotnet_enabled = c.pid > 0 && dotnet_prepare_target(c.pid, !o->no_dotnet_ipc) == 1;
+	/* Before the events open: copying it takes a while, and -pid events count at once
+	 * (they stay enabled so that the FORK records of threads created meanwhile show which
+	 * threads inherited them). */
+	c.kallsyms = xasprintf("%s/kallsyms", c.trace_dir);
+	if (synth_copy_kallsyms(c.kallsyms) < 0) {
+		log_warn("cannot copy /proc/kallsyms (%s); kernel frames may not resolve",
+			 pc_strerror());
+		free(c.kallsyms);
+		c.kallsyms = NULL;
+	}
 	struct recorder_opts ro = {.pid = c.pid, .ring_bytes = o->buffersize};
 	c.rec = recorder_open(&ro, c.events, c.nevents);
 	if (!c.rec)

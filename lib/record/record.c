@@ -383,6 +383,12 @@ size_t recorder_nr_threads(const struct recorder *r)
 	return r->ntids;
 }
 
+void recorder_enable(struct recorder *r)
+{
+	for (size_t i = 0; i < r->nfds; i++)
+		ioctl(r->fds[i], PERF_EVENT_IOC_ENABLE, 0);
+}
+
 void recorder_disable(struct recorder *r)
 {
 	for (size_t i = 0; i < r->nfds; i++)

@@ -47,6 +47,8 @@ const uint64_t *recorder_event_ids(const struct recorder *r, size_t i, size_t *n
 /* The threads events were opened for (-pid), after the re-scan. */
 size_t recorder_nr_threads(const struct recorder *r);
 
+/* Starts the events opened disabled (attr.disabled): PERF_EVENT_IOC_ENABLE on every fd. */
+void recorder_enable(struct recorder *r);
 /* Stops sampling (PERF_EVENT_IOC_DISABLE); records already in the rings stay there. */
 void recorder_disable(struct recorder *r);
 
