@@ -1,6 +1,7 @@
 /* view: call trees, top functions, flame graphs and folded stacks from perf.data.txt, read
  * straight out of a trace.zip (or a .trace directory, a bare perf.data.txt, or stdin), without
  * unzip or perf.  The model (lib/view.h) aggregates; this file parses options and prints. */
+#include "base/outfile.h"
 #include "cli.h"
 #include "commands.h"
 #include "report/calltree.h"
@@ -17,23 +18,42 @@
 #include <strings.h>
 #include <unistd.h>
 
-static FILE *open_output(const char *path)
+/* The trace being viewed: no output may be written over it. */
+static const char *view_input;
+
+/* An output file ("-": stdout), written under a temporary name and renamed when complete;
+ * never over the input or a .trace.zip. */
+struct output {
+	FILE *f;
+	struct outfile *o;
+	const char *path;
+};
+
+static int open_output(struct output *out, const char *path, const char *what)
 {
-	if (!strcmp(path, "-"))
-		return stdout;
-	FILE *f = fopen(path, "we");
-	if (!f)
-		pc_err_errno("cannot create %s", path);
-	return f;
+	memset(out, 0, sizeof(*out));
+	out->path = path;
+	if (!strcmp(path, "-")) {
+		out->f = stdout;
+		return 0;
+	}
+	const char *inputs[] = {view_input, NULL};
+	if (outfile_check_target(path, what, inputs) < 0 || !(out->o = outfile_open(path)))
+		return -1;
+	out->f = outfile_stream(out->o);
+	return 0;
 }
 
-static int close_output(FILE *f, const char *path)
+/* ok: everything was written; else the temporary file goes and the target stays. */
+static int close_output(struct output *out, bool ok)
 {
-	if (f == stdout)
-		return fflush(f) ? pc_err_errno("cannot write %s", path) : 0;
-	if (fclose(f))
-		return pc_err_errno("cannot write %s", path);
-	return 0;
+	if (!out->o)
+		return fflush(out->f) ? pc_err_errno("cannot write %s", out->path) : 0;
+	if (!ok) {
+		outfile_abort(out->o);
+		return -1;
+	}
+	return outfile_commit(out->o);
 }
 
 /* $PAGER (less by default) on a terminal, as perf and git do; stdout otherwise. */
@@ -153,8 +173,9 @@ static char *offcpu_path(const char *path)
 
 static int write_folded(const char *path, const struct calltree *t, uint64_t div)
 {
-	FILE *f = open_output(path);
-	if (!f || flamegraph_write_folded_scaled(f, t, div) || close_output(f, path)) {
+	struct output out;
+	if (open_output(&out, path, "folded stacks") < 0 ||
+	    close_output(&out, flamegraph_write_folded_scaled(out.f, t, div) == 0) < 0) {
 		fprintf(stderr, "perfcollect-c view: %s\n", pc_strerror());
 		return 1;
 	}
@@ -164,12 +185,13 @@ static int write_folded(const char *path, const struct calltree *t, uint64_t div
 static int write_svg(const char *path, const struct calltree *t, const struct flamegraph_opts *fo,
 		     const char *what)
 {
-	FILE *f = open_output(path);
-	if (!f || flamegraph_write_svg(f, t, fo) || close_output(f, path)) {
+	struct output out;
+	if (open_output(&out, path, "the flame graph") < 0 ||
+	    close_output(&out, flamegraph_write_svg(out.f, t, fo) == 0) < 0) {
 		fprintf(stderr, "perfcollect-c view: %s\n", pc_strerror());
 		return 1;
 	}
-	if (f != stdout)
+	if (out.f != stdout)
 		fprintf(stderr, "perfcollect-c view: wrote %s (%s)\n", path, what);
 	return 0;
 }
@@ -348,6 +370,16 @@ int cmd_view(int argc, char **argv)
 		}
 	}
 
+	/* Refused before the trace is read, not after. */
+	view_input = pos[0];
+	const char *inputs[] = {pos[0], NULL};
+	if ((vo.flamegraph && strcmp(vo.flamegraph, "-") &&
+	     outfile_check_target(vo.flamegraph, "the flame graph", inputs) < 0) ||
+	    (vo.folded && strcmp(vo.folded, "-") &&
+	     outfile_check_target(vo.folded, "folded stacks", inputs) < 0)) {
+		fprintf(stderr, "perfcollect-c view: %s\n", pc_strerror());
+		return 2;
+	}
 	struct view *v = view_new(vo.pid, vo.tid, vo.processfilter);
 	int rc = 1;
 	struct stackfile_stats st;

@@ -30,8 +30,15 @@ _perfcollect_c()
 	-graphtype)
 		COMPREPLY=($(compgen -W "callee caller" -- "$cur"))
 		return ;;
-	-o | -output | -zip | -outdir | -flamegraph | --flamegraph | -folded | --folded)
+	-o | -output | -zip | -outdir)
 		COMPREPLY=($(compgen -f -- "$cur"))
+		return ;;
+	# Outputs of view: never offer a trace (view refuses to write over one).
+	-flamegraph | --flamegraph)
+		COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.svg' -- "$cur"))
+		return ;;
+	-folded | --folded)
+		COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '*.zip' -- "$cur"))
 		return ;;
 	-collectsec | -freq | -F | -buffersize | -tail | -top | -percent-limit | -processfilter | -module | -events | -event)
 		return ;;

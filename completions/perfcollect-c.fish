@@ -44,8 +44,8 @@ complete -c perfcollect-c -n "__fish_seen_subcommand_from view" -o percent-limit
 complete -c perfcollect-c -n "__fish_seen_subcommand_from view" -o top -x -d 'number of top functions'
 complete -c perfcollect-c -n "__fish_seen_subcommand_from view" -o event -x -d 'the event to show'
 complete -c perfcollect-c -n "__fish_seen_subcommand_from view" -o offcpu -d 'only the blocked (off-CPU) time'
-complete -c perfcollect-c -n "__fish_seen_subcommand_from view" -o flamegraph -r -d 'write an SVG flame graph'
-complete -c perfcollect-c -n "__fish_seen_subcommand_from view" -o folded -r -d 'write folded stacks'
+complete -c perfcollect-c -n "__fish_seen_subcommand_from view" -o flamegraph -r -a '(__fish_complete_suffix .svg)' -d 'write an SVG flame graph'
+complete -c perfcollect-c -n "__fish_seen_subcommand_from view" -o folded -r -a '(__fish_complete_suffix .folded)' -d 'write folded stacks'
 # log, ls, cat
 complete -c perfcollect-c -n "__fish_seen_subcommand_from log ls cat" -F
 complete -c perfcollect-c -n "__fish_seen_subcommand_from log" -o tail -x -d 'last N lines'
