@@ -17,6 +17,7 @@
 #include "symbols/machine.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -52,6 +53,7 @@ struct collector {
 	char *kallsyms; /* our copy of /proc/kallsyms, NULL when it could not be copied */
 	struct machine *machine;
 	int sigfd, pidfd;
+	int lock_fd; /* on trace_dir, while we write it */
 	uint64_t samples, lost, records;
 	bool write_failed;
 };
@@ -60,7 +62,16 @@ static const char *stop_reason(enum record_stop why, int signo)
 {
 	switch (why) {
 	case RECORD_STOP_SIGNAL:
-		return signo == SIGTERM ? "SIGTERM" : "Ctrl+C (SIGINT)";
+		switch (signo) {
+		case SIGTERM:
+			return "SIGTERM";
+		case SIGHUP:
+			return "SIGHUP (the terminal or session went away)";
+		case SIGQUIT:
+			return "SIGQUIT (Ctrl+\\)";
+		default:
+			return "Ctrl+C (SIGINT)";
+		}
 	case RECORD_STOP_TIME:
 		return "-collectsec elapsed";
 	case RECORD_STOP_TARGET_EXIT:
@@ -357,19 +368,34 @@ static int check_name(const char *name)
 	return 0;
 }
 
-/* Blocks SIGINT/SIGTERM and returns a signalfd for them, so a Ctrl+C at any time during
- * recording ends it in an orderly way. */
+/* The signals that end a recording in an orderly way (and are only answered with a line
+ * while the archive is written): Ctrl+C, kill, a closed terminal or dropped SSH session,
+ * Ctrl+\. */
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+static void stop_signal_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		sigaddset(set, stop_signals[i]);
+}
+
+/* Blocks the stop signals and returns a signalfd for them, so that any of them at any
+ * time during recording ends it in an orderly way. */
 static int block_stop_signals(sigset_t *old)
 {
 	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
+	stop_signal_set(&set);
 	/* An ignored signal never becomes pending, and shells start background jobs with
-	 * SIGINT ignored: take the default back (blocked, so it only reaches the signalfd). */
+	 * SIGINT ignored (nohup: SIGHUP): take the default back (blocked, so it only reaches
+	 * the signalfd). */
 	sigprocmask(SIG_BLOCK, &set, old);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		signal(stop_signals[i], SIG_DFL);
+	/* A terminal or pipe that went away must not kill or stop us: writes to it fail
+	 * (EIO, EPIPE) and are ignored; the trace is written to disk all the same. */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGTTOU, SIG_IGN);
 	int fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (fd < 0)
 		return pc_err_errno("signalfd failed");
@@ -387,7 +413,7 @@ static void busy_handler(int sig)
 	errno = e;
 }
 
-/* From now on a Ctrl+C or SIGTERM only says that the trace is still being written. */
+/* From now on a stop signal only says that the trace is still being written. */
 static void protect_postprocessing(const char *zip_path, const sigset_t *old)
 {
 	snprintf(busy_msg, sizeof(busy_msg),
@@ -399,14 +425,12 @@ static void protect_postprocessing(const char *zip_path, const sigset_t *old)
 	sa.sa_handler = busy_handler;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		sigaction(stop_signals[i], &sa, NULL);
 	/* Drop the pending signals the signalfd did not consume, then unblock. */
 	struct timespec zero = {0, 0};
 	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
+	stop_signal_set(&set);
 	while (sigtimedwait(&set, NULL, &zero) > 0)
 		;
 	sigprocmask(SIG_SETMASK, old, NULL);
@@ -495,9 +519,7 @@ static int record_to_file(struct collector *c, enum record_stop *why, int *signo
 	};
 	rc = recorder_run(c->rec, &loop, why, signo);
 	*duration_ns = monotonic_ns() - start;
-	if (rc < 0)
-		log_warn("recording stopped early: %s", pc_strerror());
-	return 0;
+	return rc;
 }
 
 static int finish_file(struct collector *c)
@@ -521,6 +543,8 @@ static void collector_free(struct collector *c)
 		close(c->sigfd);
 	if (c->pidfd >= 0)
 		close(c->pidfd);
+	if (c->lock_fd >= 0)
+		close(c->lock_fd);
 	collect_events_release(&c->set);
 	free(c->ids);
 	free(c->event_samples);
@@ -531,11 +555,80 @@ static void collector_free(struct collector *c)
 	free(c->kallsyms);
 }
 
+/* "perfcollect-c merge <name>.trace", with the paths this collection used. */
+static char *merge_command(const struct collector *c, const char *outdir)
+{
+	if (!strcmp(outdir, "."))
+		return xasprintf("perfcollect-c merge %s.trace", c->o->name);
+	return xasprintf("perfcollect-c merge %s -o %s", c->trace_dir, c->zip_path);
+}
+
+/* <name>.trace exists: say whose it is and what to do. */
+static void refuse_existing(const struct collector *c, const char *outdir)
+{
+	int holder;
+	int fd = lock_dir(c->trace_dir, &holder);
+	if (fd < 0 && holder >= 0) {
+		char who[32] = "";
+		if (holder > 0)
+			snprintf(who, sizeof(who), " (pid %d)", holder);
+		pc_err("a collection named %s is running%s and writing %s; stop it (Ctrl+C in its "
+		       "terminal%s) or choose another name",
+		       c->o->name, who, c->trace_dir, holder > 0 ? ", or kill -INT that pid" : "");
+		return;
+	}
+	if (fd >= 0)
+		close(fd);
+	char *marker = xasprintf("%s/" COLLECT_MARKER, c->trace_dir);
+	bool ours = access(marker, F_OK) == 0;
+	free(marker);
+	char *cmd = merge_command(c, outdir);
+	if (ours)
+		pc_err("%s was left by a collection that did not finish (killed, crashed or out "
+		       "of disk space); finish it into %s with: %s (or remove it to start over)",
+		       c->trace_dir, c->zip_path, cmd);
+	else
+		pc_err("%s already exists and is not a running collection; merge it with '%s', "
+		       "remove it, or choose another name",
+		       c->trace_dir, cmd);
+	free(cmd);
+}
+
+/* Creates <name>.trace (not there before: another collect of that name may have just made
+ * it), locks it for as long as we write it, and marks it as a collector's. */
+static int make_trace_dir(struct collector *c, const char *outdir)
+{
+	if (mkdir(c->trace_dir, 0755) < 0) {
+		if (errno == EEXIST) {
+			refuse_existing(c, outdir);
+			return -1;
+		}
+		return pc_err_errno("cannot create %s", c->trace_dir);
+	}
+	int holder;
+	c->lock_fd = lock_dir(c->trace_dir, &holder);
+	char *marker = xasprintf("%s/" COLLECT_MARKER, c->trace_dir);
+	char *text = xasprintf("perfcollect-c collect pid %d\n", (int)getpid());
+	int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int rc = fd >= 0 && write_all(fd, text, strlen(text)) == 0 ? 0 : -1;
+	if (fd >= 0)
+		close(fd);
+	if (rc < 0)
+		pc_err_errno("cannot write %s", marker);
+	free(text);
+	free(marker);
+	if (c->lock_fd < 0 || rc < 0) {
+		rm_rf(c->trace_dir);
+		return -1;
+	}
+	return 0;
+}
+
 int collect_run(const struct collect_opts *o)
 {
 	if (check_name(o->name) < 0)
 		return -1;
-	struct collector c = {.o = o, .pid = -1, .sigfd = -1, .pidfd = -1};
+	struct collector c = {.o = o, .pid = -1, .sigfd = -1, .pidfd = -1, .lock_fd = -1};
 	const char *outdir = o->outdir && *o->outdir ? o->outdir : ".";
 	int rc = -1;
 
@@ -554,9 +647,7 @@ int collect_run(const struct collect_opts *o)
 	c.zip_path = xasprintf("%s/%s.trace.zip", outdir, o->name);
 	struct stat sb;
 	if (lstat(c.trace_dir, &sb) == 0) {
-		pc_err("%s already exists (left by an earlier run?); remove it or choose another "
-		       "name",
-		       c.trace_dir);
+		refuse_existing(&c, outdir);
 		goto out;
 	}
 
@@ -569,7 +660,7 @@ int collect_run(const struct collect_opts *o)
 		goto restore;
 	c.events = c.set.events;
 	c.nevents = c.set.nevents;
-	if (mkdir_p(c.trace_dir, 0755) < 0)
+	if (make_trace_dir(&c, outdir) < 0)
 		goto restore;
 	char *log_path = xasprintf("%s/perfcollect.log", c.trace_dir);
 	if (log_open(log_path) < 0)
@@ -610,12 +701,17 @@ int collect_run(const struct collect_opts *o)
 	int signo = 0;
 	uint64_t duration_ns = 0;
 	int rec_rc = record_to_file(&c, &why, &signo, &duration_ns);
+	/* Why the recording ended early (a full disk ...), said once more at the end. */
+	char *rec_err = rec_rc < 0 ? xstrdup(pc_strerror()) : NULL;
 	if (dotnet_enabled)
 		dotnet_finish_target(c.pid);
 	protect_postprocessing(c.zip_path, &old_mask);
-	if (rec_rc < 0) {
-		log_warn("recording failed: %s", pc_strerror());
+	if (rec_err && !c.w) {
+		log_warn("recording failed: %s", rec_err);
 	} else {
+		if (rec_err)
+			log_warn("recording stopped early: %s; what was written until then is kept",
+				 rec_err);
 		log_info("stop reason: %s; recorded for %.3f s", stop_reason(why, signo),
 			 duration_ns / 1e9);
 		log_info("samples written: %" PRIu64 ", records: %" PRIu64, c.samples, c.records);
@@ -631,9 +727,11 @@ int collect_run(const struct collect_opts *o)
 	}
 	recorder_free(c.rec);
 	c.rec = NULL;
-	if (c.w && finish_file(&c) < 0) {
+	/* After a failed write the file stays as its last good flush left it: complete, but
+	 * for the build-ids. */
+	if (c.w && !rec_err && finish_file(&c) < 0) {
 		log_warn("cannot finish %s: %s", c.data_path, pc_strerror());
-		rec_rc = -1;
+		rec_err = xstrdup(pc_strerror());
 	}
 	perfdata_writer_free(c.w);
 	c.w = NULL;
@@ -647,19 +745,31 @@ int collect_run(const struct collect_opts *o)
 	};
 	struct postprocess_stats pst;
 	memset(&pst, 0, sizeof(pst));
-	if (postprocess_run(&ppo, &pst) < 0) {
-		/* The trace directory stays: it is all the user has. */
-		log_warn("post-processing failed: %s; the raw trace stays in %s", pc_strerror(),
+	if (postprocess_run(&ppo, &pst) < 0 || access(c.zip_path, F_OK) < 0) {
+		/* The trace directory stays: it is all the user has, and merge finishes it. */
+		char *pp_err = xstrdup(pc_strerror());
+		char *cmd = merge_command(&c, outdir);
+		log_warn("post-processing failed: %s; the recording stays in %s", pp_err,
 			 c.trace_dir);
-		goto out_log;
+		log_close();
+		pc_err("%s%s%scannot write %s: %s. The recording is kept in %s; once that is "
+		       "fixed, finish it with: %s",
+		       rec_err ? "recording stopped early (" : "", rec_err ? rec_err : "",
+		       rec_err ? "); " : "", c.zip_path, pp_err, c.trace_dir, cmd);
+		free(cmd);
+		free(pp_err);
+		free(rec_err);
+		goto out;
 	}
 	log_close();
 	if (rm_rf(c.trace_dir) < 0)
 		fprintf(stderr, "perfcollect-c: warning: %s\n", pc_strerror());
 	fprintf(stderr, "Trace saved to %s\n", c.zip_path);
-	rc = rec_rc < 0 ? -1 : 0;
-	if (rc < 0)
-		pc_err("recording failed; what was recorded is in %s", c.zip_path);
+	rc = rec_err ? -1 : 0;
+	if (rec_err)
+		pc_err("recording stopped early: %s; what was recorded until then is in %s",
+		       rec_err, c.zip_path);
+	free(rec_err);
 	goto out;
 
 abandon:
@@ -675,10 +785,6 @@ abandon:
 	}
 restore:
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
-	goto out;
-out_log:
-	log_close();
-	pc_err("post-processing failed; the raw trace stays in %s", c.trace_dir);
 out:
 	collector_free(&c);
 	return rc;

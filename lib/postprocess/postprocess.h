@@ -25,6 +25,9 @@ struct postprocess_opts {
 				  then only read; NULL: trace_dir */
 	bool loose;	       /* trace_dir is only where a bare perf.data lies (e.g. /tmp):
 				  pack the JIT files of sampled processes, not every map in it */
+	bool all_or_nothing;   /* no archive at all when perf.data cannot be read or
+				  perf.data.txt cannot be written (merge); else the archive
+				  keeps what there is (collect: never lose a recording) */
 };
 
 struct postprocess_stats {
