@@ -478,7 +478,9 @@ static int synthesize(struct collector *c, const char *kallsyms)
 			  .arg = c,
 			  .kallsyms_path = kallsyms};
 	uint64_t t0 = monotonic_ns();
-	if (synth_kernel(&s) < 0 ||
+	/* User space only (the paranoid fallback): no kernel map to describe. */
+	bool kernel = !c->events[0].attr.exclude_kernel;
+	if ((kernel && synth_kernel(&s) < 0) ||
 	    (c->pid > 0 ? synth_process(&s, c->pid) : synth_all_processes(&s)) < 0)
 		return -1;
 	log_info("synthesized %" PRIu64 " threads and %" PRIu64 " executable maps in %" PRIu64
@@ -684,6 +686,9 @@ int collect_run(const struct collect_opts *o)
 	c.rec = recorder_open(&ro, c.events, c.nevents);
 	if (!c.rec)
 		goto abandon;
+	/* As opened: perf.data says what was recorded (user space only, after a fallback). */
+	for (size_t e = 0; e < c.nevents; e++)
+		c.events[e].attr = *recorder_event_attr(c.rec, e);
 	index_event_ids(&c);
 	if (c.pid > 0) {
 		c.pidfd = (int)syscall(SYS_pidfd_open, c.pid, 0);
