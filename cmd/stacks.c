@@ -1,6 +1,7 @@
 /* stacks: a hang snapshot of a live process, every thread's kernel and user stack,
  * grouped, with the owners of the mutexes threads wait for. */
 #include "base/archive.h"
+#include "base/proc.h"
 #include "cli.h"
 #include "commands.h"
 #include "stacks/stacks.h"
@@ -95,6 +96,16 @@ int cmd_stacks(int argc, char **argv)
 		return 2;
 	}
 
+	if (proc_is_kernel_thread((pid_t)pid)) {
+		char comm[64] = "?";
+		proc_comm((pid_t)pid, (pid_t)pid, comm, sizeof(comm));
+		fprintf(stderr,
+			"perfcollect-c stacks: PID %ld is a kernel thread (%s): it has no user "
+			"space to stop and unwind; its kernel stack is in /proc/%ld/stack (as "
+			"root)\n",
+			pid, comm, pid);
+		return 1;
+	}
 	struct stacks_opts so = {.kernel = !nokernel};
 	struct stacks_snapshot *s = stacks_snapshot_take((pid_t)pid, &so);
 	if (!s) {

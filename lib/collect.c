@@ -639,6 +639,14 @@ int collect_run(const struct collect_opts *o)
 		if (o->pid > INT32_MAX || proc_status((pid_t)o->pid, &st) < 0)
 			return pc_err("no process %ld", o->pid);
 		c.pid = st.tgid; /* a thread id given: record its whole process */
+		if (proc_is_kernel_thread(c.pid)) {
+			char comm[64] = "?";
+			proc_comm(c.pid, c.pid, comm, sizeof(comm));
+			fprintf(stderr,
+				"perfcollect-c: note: pid %d is a kernel thread (%s): only its "
+				"kernel stacks are sampled, and only while it runs on a CPU\n",
+				(int)c.pid, comm);
+		}
 	} else if (o->pid == 0) {
 		return pc_err("-pid needs a process id > 0");
 	}
@@ -729,6 +737,12 @@ int collect_run(const struct collect_opts *o)
 				 c.lost);
 		log_say("Stopped (%s): %" PRIu64 " samples in %.1f s", stop_reason(why, signo),
 			c.samples, duration_ns / 1e9);
+		if (!c.samples && c.pid > 0)
+			log_warn(
+			    "no samples: process %d did not run on a CPU while it was recorded "
+			    "(it slept or waited the whole time); -offcpu shows where it "
+			    "waits",
+			    (int)c.pid);
 	}
 	recorder_free(c.rec);
 	c.rec = NULL;

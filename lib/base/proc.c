@@ -85,6 +85,21 @@ int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len)
 	return 0;
 }
 
+bool proc_is_kernel_thread(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	char *s = read_file(path, NULL);
+	/* "pid (comm) state ppid pgrp session tty_nr tpgid flags ...": comm may hold spaces
+	 * and parentheses, so count from its last ')'. */
+	char *p = s ? strrchr(s, ')') : NULL;
+	unsigned long flags = 0;
+	bool kthread = p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1 &&
+		       (flags & 0x00200000); /* PF_KTHREAD */
+	free(s);
+	return kthread;
+}
+
 int proc_online_cpus(int **cpus, size_t *n)
 {
 	char *text = read_file("/proc/stat", NULL);
