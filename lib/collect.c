@@ -53,7 +53,8 @@ struct collector {
 	char *kallsyms; /* our copy of /proc/kallsyms, NULL when it could not be copied */
 	struct machine *machine;
 	int sigfd, pidfd;
-	int lock_fd; /* on trace_dir, while we write it */
+	int lock_fd;	     /* on trace_dir, while we write it */
+	uint64_t enabled_ns; /* when the sampling events started counting */
 	uint64_t samples, lost, records;
 	bool write_failed;
 };
@@ -500,10 +501,12 @@ static int record_to_file(struct collector *c, enum record_stop *why, int *signo
 		return -1;
 	/* System-wide sampling events were opened disabled so that the rings do not overflow
 	 * while /proc is read (collect_events.c); from here they count, and so does
-	 * -collectsec. */
-	uint64_t start = monotonic_ns();
-	if (c->pid < 0)
+	 * -collectsec.  -pid events count since they were opened. */
+	if (c->pid < 0) {
+		c->enabled_ns = monotonic_ns();
 		recorder_enable(c->rec);
+	}
+	uint64_t start = c->enabled_ns;
 
 	if (o->collectsec > 0)
 		log_say("Collecting %s for %ld s (Ctrl+C stops earlier)...",
@@ -694,6 +697,7 @@ int collect_run(const struct collect_opts *o)
 	c.rec = recorder_open(&ro, c.events, c.nevents);
 	if (!c.rec)
 		goto abandon;
+	c.enabled_ns = monotonic_ns();
 	/* As opened: perf.data says what was recorded (user space only, after a fallback). */
 	for (size_t e = 0; e < c.nevents; e++)
 		c.events[e].attr = *recorder_event_attr(c.rec, e);
