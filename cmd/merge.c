@@ -12,6 +12,7 @@
 #include "base/log.h"
 #include "base/outfile.h"
 #include "collect.h"
+#include "perfdata/perfdata_read.h"
 #include "cli.h"
 #include "commands.h"
 #include "postprocess/postprocess.h"
@@ -284,11 +285,25 @@ int cmd_merge(int argc, char **argv)
 		merge_input_free(&in);
 		return 1;
 	}
-	if (in.left_over)
+	if (in.left_over) {
+		struct perfdata_reader *pr = perfdata_reader_open(in.perf_data);
+		if (!pr) {
+			fprintf(
+			    stderr,
+			    "perfcollect-c merge: %s holds no recording: its collector was "
+			    "stopped before it recorded anything (%s); nothing to finish, remove "
+			    "it: rm -r %s\n",
+			    in.trace_dir, pc_strerror(), pos[0]);
+			free(zip);
+			merge_input_free(&in);
+			return 1;
+		}
+		perfdata_reader_free(pr);
 		fprintf(stderr,
 			"perfcollect-c merge: %s was left by a collection that did not finish; "
 			"finishing it into %s\n",
 			in.trace_dir, zip);
+	}
 	char *work = make_temp_dir("merge");
 	if (!work) {
 		fprintf(stderr, "perfcollect-c merge: %s\n", pc_strerror());
@@ -316,9 +331,12 @@ int cmd_merge(int argc, char **argv)
 	int r = postprocess_run(&po, &st);
 	log_close();
 	int ret = 0;
-	/* The archive is renamed into place when complete: a new inode means it was written. */
+	/* The archive is renamed into place when complete: another file there now (a new
+	 * inode, or the old number reused by a file renamed in later) means it was written. */
 	bool wrote = stat(zip, &after) == 0 &&
-		     (!existed || after.st_ino != before.st_ino || after.st_dev != before.st_dev);
+		     (!existed || after.st_ino != before.st_ino || after.st_dev != before.st_dev ||
+		      after.st_ctim.tv_sec != before.st_ctim.tv_sec ||
+		      after.st_ctim.tv_nsec != before.st_ctim.tv_nsec);
 	if (r < 0) {
 		fprintf(stderr, "perfcollect-c merge: %s%s\n", pc_strerror(),
 			wrote ? " (the archive holds what could be read)" : "");

@@ -497,6 +497,10 @@ static int record_to_file(struct collector *c, enum record_stop *why, int *signo
 	int rc = open_file(c);
 	if (rc == 0)
 		rc = synthesize(c, c->kallsyms);
+	/* On disk before the first sample: from now on a killed collector leaves a perf.data
+	 * with its events, the processes and the feature sections. */
+	if (rc == 0 && perfdata_writer_flush(c->w) < 0)
+		c->write_failed = true, rc = -1;
 	if (rc < 0)
 		return -1;
 	/* System-wide sampling events were opened disabled so that the rings do not overflow
