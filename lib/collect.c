@@ -779,10 +779,10 @@ int collect_run(const struct collect_opts *o)
 		log_warn("post-processing failed: %s; the recording stays in %s", pp_err,
 			 c.trace_dir);
 		log_close();
-		pc_err("%s%s%scannot write %s: %s. The recording is kept in %s; once that is "
-		       "fixed, finish it with: %s",
+		pc_err("%s%s%s%s. The recording is kept in %s; once that is fixed, finish it "
+		       "with: %s",
 		       rec_err ? "recording stopped early (" : "", rec_err ? rec_err : "",
-		       rec_err ? "); " : "", c.zip_path, pp_err, c.trace_dir, cmd);
+		       rec_err ? "); " : "", pp_err, c.trace_dir, cmd);
 		free(cmd);
 		free(pp_err);
 		free(rec_err);

@@ -225,8 +225,26 @@ static int drop_features(struct perfdata_writer *w)
 /* Appends len bytes to the data section on disk, keeping the file readable at every step. */
 static int append_data(struct perfdata_writer *w, const void *p, size_t len)
 {
-	if (drop_features(w) || pwrite_all(w, p, len, w->data_offset + w->data_on_disk))
+	bool had_features = w->features_on_disk;
+	if (drop_features(w))
 		return -1;
+	if (pwrite_all(w, p, len, w->data_offset + w->data_on_disk)) {
+		/* A full disk: put the features back where they were (those blocks are
+		 * allocated already), so the file stays complete up to the last flush. */
+		if (had_features) {
+			char *why = xstrdup(pc_strerror());
+			uint64_t bits[HEADER_FEAT_BITS / 64] = {0}, end;
+			w->failed = false;
+			if (write_features(w, w->meta, w->data_offset + w->data_on_disk, true, bits,
+					   &end) == 0 &&
+			    write_header(w, bits) == 0)
+				w->features_on_disk = true;
+			w->failed = true;
+			pc_err("%s", why);
+			free(why);
+		}
+		return -1;
+	}
 	w->data_on_disk += len;
 	/* Only now claim the new records, so a crash never leaves a size past whole records. */
 	if (!w->meta || w->nevents != w->nevents_laid_out)
