@@ -12,7 +12,12 @@ need_cmd unzip
 
 user=pcnr$$
 useradd -M -N -s /bin/sh "$user" 2>/dev/null || skip "cannot add a user here"
-cleanup_hooks+=("userdel $user 2>/dev/null")
+# Its processes end before it goes (userdel refuses a user that still runs something).
+remove_user() {
+	[ -n "${hot:-}" ] && kill "$hot" 2>/dev/null && wait "$hot" 2>/dev/null
+	userdel "$user" 2>/dev/null
+}
+cleanup_hooks+=(remove_user)
 uid=$(id -u "$user")
 gid=$(id -g "$user")
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
@@ -28,7 +33,6 @@ sysctl -q kernel.perf_event_paranoid=2
 # Their own process.
 (cd "$T/u" && exec setpriv --reuid="$uid" --regid="$gid" --clear-groups --reset-env "$T/hot" 30) &
 hot=$!
-cleanup_hooks+=("kill $hot 2>/dev/null")
 wait_until 10 grep -qx hot "/proc/$hot/comm" || fail "the user's workload did not start"
 as_user "$T/perfcollect-c" collect own -pid "$hot" -collectsec 1 2>own.err
 rc=$?
