@@ -346,6 +346,8 @@ int cmd_merge(int argc, char **argv)
 		fprintf(stderr,
 			"perfcollect-c: wrote %s: %" PRIu64 " samples, %" PRIu64 " lost%s\n", zip,
 			st.samples, st.lost, st.truncated ? " (perf.data was truncated)" : "");
+	if (in.left_over)
+		collect_undo_left_over(in.trace_dir);
 	if (wrote && r == 0 && in.left_over) {
 		/* Finished as the collector would have: its working directory goes. */
 		if (rm_rf(in.trace_dir) == 0)

@@ -18,6 +18,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -564,6 +566,51 @@ static void collector_free(struct collector *c)
 	free(c->kallsyms);
 }
 
+/* Appends a line to the marker: what a merge must undo if we die before we do. */
+static void PC_PRINTF(2, 3) note_in_marker(const struct collector *c, const char *fmt, ...)
+{
+	char *marker = xasprintf("%s/" COLLECT_MARKER, c->trace_dir);
+	int fd = open(marker, O_WRONLY | O_APPEND | O_CLOEXEC);
+	va_list ap;
+	va_start(ap, fmt);
+	if (fd >= 0)
+		vdprintf(fd, fmt, ap);
+	va_end(ap);
+	if (fd >= 0)
+		close(fd);
+	free(marker);
+}
+
+void collect_undo_left_over(const char *trace_dir)
+{
+	char *marker = xasprintf("%s/" COLLECT_MARKER, trace_dir);
+	char *text = read_file(marker, NULL);
+	free(marker);
+	for (char *line = text; line && *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		int pid;
+		unsigned long long start;
+		if (sscanf(line, "dotnet-perfmap %d %llu", &pid, &start) == 2 && pid > 0) {
+			if (!start || proc_start_time(pid) != start)
+				log_say(
+				    "pid %d: gone since the collection; no perf maps to switch off",
+				    pid);
+			else if (dotnet_disable_perfmap(pid) == 0)
+				log_say("pid %d: switched its .NET perf maps off again, as the "
+					"collection would have",
+					pid);
+			else
+				log_warn(
+				    "pid %d: could not switch its .NET perf maps off again: %s",
+				    pid, pc_strerror());
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	free(text);
+}
+
 /* "perfcollect-c merge <name>.trace", with the paths this collection used. */
 static char *merge_command(const struct collector *c, const char *outdir)
 {
@@ -687,6 +734,9 @@ int collect_run(const struct collect_opts *o)
 	/* Before the events open: the code loads a .NET runtime then writes for methods it
 	 * compiled earlier carry timestamps before every sample, so lookups by time find them. */
 	bool dotnet_enabled = c.pid > 0 && dotnet_prepare_target(c.pid, !o->no_dotnet_ipc) == 1;
+	if (dotnet_enabled)
+		note_in_marker(&c, "dotnet-perfmap %d %" PRIu64 "\n", (int)c.pid,
+			       proc_start_time(c.pid));
 	/* Before the events open: copying it takes a while, and -pid events count at once
 	 * (they stay enabled so that the FORK records of threads created meanwhile show which
 	 * threads inherited them). */

@@ -17,4 +17,10 @@ int collect_run(const struct collect_opts *o);
 
 #define COLLECT_MARKER ".perfcollect-collecting"
 
+/* What a collector that died left switched on in a target, from its marker: a .NET runtime
+ * asked to write perf maps (line "dotnet-perfmap <pid> <starttime>").  Switches it off again
+ * when that very process still runs (same pid and start time); one line per process says
+ * what was done.  For merge, which finishes the left-over directory. */
+void collect_undo_left_over(const char *trace_dir);
+
 #endif

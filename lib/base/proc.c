@@ -100,6 +100,23 @@ bool proc_is_kernel_thread(pid_t pid)
 	return kthread;
 }
 
+uint64_t proc_start_time(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	char *s = read_file(path, NULL);
+	char *p = s ? strrchr(s, ')') : NULL;
+	unsigned long long start = 0;
+	/* field 22, the 20th after "(comm)" */
+	if (p && sscanf(p + 1,
+			" %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
+			"%*d %llu",
+			&start) != 1)
+		start = 0;
+	free(s);
+	return start;
+}
+
 int proc_online_cpus(int **cpus, size_t *n)
 {
 	char *text = read_file("/proc/stat", NULL);
