@@ -85,35 +85,40 @@ int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len)
 	return 0;
 }
 
-bool proc_is_kernel_thread(pid_t pid)
+/* The fields of /proc/<pid>/stat after "pid (comm)" (comm may hold spaces and
+ * parentheses: they start after its last ')'); *text is to be freed, NULL when gone. */
+static const char *stat_fields(pid_t pid, char **text)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	char *s = read_file(path, NULL);
-	/* "pid (comm) state ppid pgrp session tty_nr tpgid flags ...": comm may hold spaces
-	 * and parentheses, so count from its last ')'. */
-	char *p = s ? strrchr(s, ')') : NULL;
-	unsigned long flags = 0;
-	bool kthread = p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1 &&
+	*text = read_file(path, NULL);
+	char *p = *text ? strrchr(*text, ')') : NULL;
+	return p ? p + 1 : NULL;
+}
+
+bool proc_is_kernel_thread(pid_t pid)
+{
+	char *text;
+	const char *f = stat_fields(pid, &text);
+	unsigned long flags = 0; /* "state ppid pgrp session tty_nr tpgid flags ..." */
+	bool kthread = f && sscanf(f, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1 &&
 		       (flags & 0x00200000); /* PF_KTHREAD */
-	free(s);
+	free(text);
 	return kthread;
 }
 
 uint64_t proc_start_time(pid_t pid)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	char *s = read_file(path, NULL);
-	char *p = s ? strrchr(s, ')') : NULL;
+	char *text;
+	const char *f = stat_fields(pid, &text);
 	unsigned long long start = 0;
 	/* field 22, the 20th after "(comm)" */
-	if (p && sscanf(p + 1,
+	if (f && sscanf(f,
 			" %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
 			"%*d %llu",
 			&start) != 1)
 		start = 0;
-	free(s);
+	free(text);
 	return start;
 }
 

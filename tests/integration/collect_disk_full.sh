@@ -12,9 +12,7 @@ mkdir "$mnt"
 mount -t tmpfs -o size=24m tmpfs "$mnt" || skip "cannot mount a tmpfs here"
 cleanup_hooks+=("umount -l '$mnt'")
 
-"$WORKLOADS/hot" 600 &
-hot=$!
-cleanup_hooks+=("kill $hot 2>/dev/null")
+start_hot 600
 
 # 1. During recording: the disk fills up under the collector.
 start_collect full -pid "$hot" -o "$mnt"

@@ -14,9 +14,7 @@ need_perf
 need_cmd unzip
 need_cmd python3
 
-"$WORKLOADS/hot" 600 &
-hot=$!
-cleanup_hooks+=("kill $hot 2>/dev/null")
+start_hot 600
 
 # Sample times are CLOCK_MONOTONIC; /proc/uptime (CLOCK_BOOTTIME) is read without a fork at
 # the moment of the kill, and their difference (suspend time) is measured once.

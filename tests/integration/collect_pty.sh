@@ -8,9 +8,7 @@ need_perf
 need_cmd unzip
 need_cmd python3
 
-"$WORKLOADS/hot" 600 &
-hot=$!
-cleanup_hooks+=("kill $hot 2>/dev/null")
+start_hot 600
 
 # pty_run MODE NAME: runs the collection on a new pty (MODE direct: the collector is the
 # session leader; shell: an interactive bash runs it as its foreground job; tostop: bash

@@ -49,3 +49,11 @@ start_collect() {
 	cleanup_hooks+=("kill -9 $collector 2>/dev/null")
 	wait_until 30 grep -q "Collecting" "$name.err" || fail "$name: collector never got ready"
 }
+
+# start_hot SECONDS: the C workload (hot_leaf busy on one thread) in the background for
+# SECONDS; sets hot (its pid), killed at exit.
+start_hot() {
+	"$WORKLOADS/hot" "$1" &
+	hot=$!
+	cleanup_hooks+=("kill $hot 2>/dev/null")
+}

@@ -8,9 +8,7 @@ need_root
 need_perf
 need_cmd unzip
 
-"$WORKLOADS/hot" 600 &
-hot=$!
-cleanup_hooks+=("kill $hot 2>/dev/null")
+start_hot 600
 "$PC" collect t -pid "$hot" -collectsec 1 2>/dev/null || fail "collect failed"
 sum() { md5sum <"$1"; }
 before=$(sum t.trace.zip)
