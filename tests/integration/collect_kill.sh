@@ -104,15 +104,14 @@ kill_at() {
 	earlier=$(md5sum <k.trace.zip)
 }
 
-# While recording one process: at once, before and after the first flush, later.
-for d in 0 0.3 1.6 2.5; do
+# While recording one process: before and after the first flush, later.
+for d in 0.3 1.6 2.5; do
 	kill_at rec "$d" -pid "$hot"
 done
 # While recording all CPUs (more processes, more maps, a dummy side-band event).
 kill_at rec 2
 # While post-processing: just after it starts, and a little later.
 kill_at post 0 -pid "$hot"
-kill_at post 0.05 -pid "$hot"
 kill_at post 0.1
 
 echo "kill points tried: $tried ($left left a directory, $finished had finished)"

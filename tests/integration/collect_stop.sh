@@ -49,7 +49,7 @@ kill -HUP "$collector"
 wait "$collector"
 check_trace hup $? "SIGHUP"
 trap '' QUIT HUP
-start_collect quit
+start_collect quit -pid "$hot"
 trap - QUIT HUP
 kill -QUIT "$collector"
 wait "$collector"
