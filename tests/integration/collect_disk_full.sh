@@ -16,6 +16,8 @@ start_hot 600
 
 # 1. During recording: the disk fills up under the collector.
 start_collect full -pid "$hot" -o "$mnt"
+wait_until 60 sh -c "perf report -D -i '$mnt/full.trace/perf.data' 2>/dev/null | grep -q 'PERF_RECORD_SAMPLE('" ||
+	fail "recording: no sample was flushed"
 dd if=/dev/zero of="$mnt/filler" bs=64k 2>/dev/null # until the disk is full
 wait_until 60 eval '! kill -0 $collector 2>/dev/null' || fail "recording: the collector did not stop"
 wait "$collector"

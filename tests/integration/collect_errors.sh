@@ -53,7 +53,7 @@ fi
 
 if [ "$(id -u)" = 0 ] && command -v perf >/dev/null; then
 	# Accepted perfcollect options that do not apply: said on screen and in the log.
-	"$WORKLOADS/hot" 5 &
+	"$WORKLOADS/hot" 60 &
 	hot=$!
 	cleanup_hooks+=("kill $hot 2>/dev/null")
 	"$PC" collect opts -pid "$hot" -collectsec 1 -gconly -nolttng -threadtime 2>opts.err
