@@ -7,6 +7,7 @@
 #include "base/log.h"
 #include "base/proc.h"
 #include "collect_events.h"
+#include "collect_tracedir.h"
 #include "dotnet/dotnet_ipc.h"
 #include "perfdata/buildid.h"
 #include "perfdata/perfdata_read.h"
@@ -38,6 +39,18 @@
 /* At most this much of the recording lives only in memory. */
 #define FLUSH_INTERVAL_NS 1000000000ULL
 
+struct build_id_ctx {
+	struct collector *c;
+	/* DSOs whose build-id is taken (or was tried), by name */
+	char **seen;
+	size_t nseen, cap;
+};
+
+/* A process that exited: forgotten once no sample of it can still be in a ring. */
+struct exited {
+	uint32_t pid, tid;
+};
+
 struct collector {
 	const struct collect_opts *o;
 	pid_t pid; /* the target's tgid, or -1 */
@@ -59,6 +72,10 @@ struct collector {
 	uint64_t enabled_ns; /* when the sampling events started counting */
 	uint64_t samples, lost, records;
 	bool write_failed;
+	struct build_id_ctx bids;
+	/* Exits seen: [0, ready) two drain passes ago or more, the rest since. */
+	struct exited *exited;
+	size_t nexited, ready, exited_cap;
 };
 
 static const char *stop_reason(enum record_stop why, int signo)
@@ -191,6 +208,45 @@ static int on_synth(void *arg, const struct perf_event_header *h)
 	return write_record(c, h);
 }
 
+static void add_build_id(void *arg, uint32_t pid, bool kernel, const struct map *map);
+
+/* EXIT: the thread (and with its leader, the process and its maps) is forgotten two drain
+ * passes later, by when every sample it left in any ring has been read (a pass drains each
+ * ring up to where it was); the build-ids of the maps its samples hit are taken first.  So
+ * memory follows the processes that run, not all that ever ran.  FORK of a pid waiting to
+ * be forgotten: a new process took it, keep it. */
+static void note_exit_or_fork(struct collector *c, const struct perf_event_header *h)
+{
+	/* EXIT and FORK: { u32 pid, ppid, tid, ptid; u64 time; } */
+	uint32_t ids[4];
+	if (h->size < sizeof(*h) + sizeof(ids))
+		return;
+	memcpy(ids, h + 1, sizeof(ids));
+	if (h->type == PERF_RECORD_FORK) {
+		for (size_t i = 0; i < c->nexited; i++)
+			if (c->exited[i].tid == ids[2])
+				c->exited[i].pid = c->exited[i].tid = UINT32_MAX;
+		return;
+	}
+	grow_array((void **)&c->exited, &c->exited_cap, c->nexited + 1, sizeof(*c->exited));
+	c->exited[c->nexited++] = (struct exited){ids[0], ids[2]};
+}
+
+static void forget_exited(struct collector *c)
+{
+	for (size_t i = 0; i < c->ready; i++) {
+		struct exited *e = &c->exited[i];
+		if (e->tid == UINT32_MAX)
+			continue;
+		if (e->pid == e->tid)
+			machine_foreach_hit_map_of(c->machine, e->pid, add_build_id, &c->bids);
+		machine_forget(c->machine, e->pid, e->tid);
+	}
+	memmove(c->exited, c->exited + c->ready, (c->nexited - c->ready) * sizeof(*c->exited));
+	c->nexited -= c->ready;
+	c->ready = c->nexited;
+}
+
 static int on_record(void *arg, const struct perf_event_header *h, int cpu)
 {
 	struct collector *c = arg;
@@ -208,6 +264,11 @@ static int on_record(void *arg, const struct perf_event_header *h, int cpu)
 			c->lost += n;
 		}
 		break;
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_FORK:
+		feed_machine(c, h);
+		note_exit_or_fork(c, h);
+		break;
 	default:
 		feed_machine(c, h);
 		break;
@@ -220,18 +281,13 @@ static int on_pass(void *arg)
 	struct collector *c = arg;
 	if (c->write_failed)
 		return -1;
+	forget_exited(c);
 	if (perfdata_writer_finished_round(c->w) < 0) {
 		c->write_failed = true;
 		return -1;
 	}
 	return 0;
 }
-
-struct build_id_ctx {
-	struct collector *c;
-	char **seen;
-	size_t nseen, cap;
-};
 
 static bool seen_before(struct build_id_ctx *b, const char *name)
 {
@@ -301,14 +357,12 @@ static void add_build_id(void *arg, uint32_t pid, bool kernel, const struct map 
 	perfdata_writer_add_build_id(b->c->w, &bid);
 }
 
+/* The DSOs hit by samples of the processes still known (those that exited were taken
+ * when they were forgotten). */
 static void add_build_ids(struct collector *c)
 {
-	struct build_id_ctx b = {.c = c};
-	machine_foreach_hit_map(c->machine, add_build_id, &b);
-	log_info("build-ids of %zu DSOs hit by samples", b.nseen);
-	for (size_t i = 0; i < b.nseen; i++)
-		free(b.seen[i]);
-	free(b.seen);
+	machine_foreach_hit_map(c->machine, add_build_id, &c->bids);
+	log_info("build-ids of %zu DSOs hit by samples", c->bids.nseen);
 }
 
 static void log_start(struct collector *c)
@@ -564,120 +618,10 @@ static void collector_free(struct collector *c)
 	free(c->zip_path);
 	free(c->version);
 	free(c->kallsyms);
-}
-
-/* Appends a line to the marker: what a merge must undo if we die before we do. */
-static void PC_PRINTF(2, 3) note_in_marker(const struct collector *c, const char *fmt, ...)
-{
-	char *marker = xasprintf("%s/" COLLECT_MARKER, c->trace_dir);
-	int fd = open(marker, O_WRONLY | O_APPEND | O_CLOEXEC);
-	va_list ap;
-	va_start(ap, fmt);
-	if (fd >= 0)
-		vdprintf(fd, fmt, ap);
-	va_end(ap);
-	if (fd >= 0)
-		close(fd);
-	free(marker);
-}
-
-void collect_undo_left_over(const char *trace_dir)
-{
-	char *marker = xasprintf("%s/" COLLECT_MARKER, trace_dir);
-	char *text = read_file(marker, NULL);
-	free(marker);
-	for (char *line = text; line && *line;) {
-		char *nl = strchr(line, '\n');
-		if (nl)
-			*nl = 0;
-		int pid;
-		unsigned long long start;
-		if (sscanf(line, "dotnet-perfmap %d %llu", &pid, &start) == 2 && pid > 0) {
-			if (!start || proc_start_time(pid) != start)
-				log_say(
-				    "pid %d: gone since the collection; no perf maps to switch off",
-				    pid);
-			else if (dotnet_disable_perfmap(pid) == 0)
-				log_say("pid %d: switched its .NET perf maps off again, as the "
-					"collection would have",
-					pid);
-			else
-				log_warn(
-				    "pid %d: could not switch its .NET perf maps off again: %s",
-				    pid, pc_strerror());
-		}
-		line = nl ? nl + 1 : NULL;
-	}
-	free(text);
-}
-
-/* "perfcollect-c merge <name>.trace", with the paths this collection used. */
-static char *merge_command(const struct collector *c, const char *outdir)
-{
-	if (!strcmp(outdir, "."))
-		return xasprintf("perfcollect-c merge %s.trace", c->o->name);
-	return xasprintf("perfcollect-c merge %s -o %s", c->trace_dir, c->zip_path);
-}
-
-/* <name>.trace exists: say whose it is and what to do. */
-static void refuse_existing(const struct collector *c, const char *outdir)
-{
-	int holder;
-	int fd = lock_dir(c->trace_dir, &holder);
-	if (fd < 0 && holder >= 0) {
-		char who[32] = "";
-		if (holder > 0)
-			snprintf(who, sizeof(who), " (pid %d)", holder);
-		pc_err("a collection named %s is running%s and writing %s; stop it (Ctrl+C in its "
-		       "terminal%s) or choose another name",
-		       c->o->name, who, c->trace_dir, holder > 0 ? ", or kill -INT that pid" : "");
-		return;
-	}
-	if (fd >= 0)
-		close(fd);
-	char *marker = xasprintf("%s/" COLLECT_MARKER, c->trace_dir);
-	bool ours = access(marker, F_OK) == 0;
-	free(marker);
-	char *cmd = merge_command(c, outdir);
-	if (ours)
-		pc_err("%s was left by a collection that did not finish (killed, crashed or out "
-		       "of disk space); finish it into %s with: %s (or remove it to start over)",
-		       c->trace_dir, c->zip_path, cmd);
-	else
-		pc_err("%s already exists and is not a running collection; merge it with '%s', "
-		       "remove it, or choose another name",
-		       c->trace_dir, cmd);
-	free(cmd);
-}
-
-/* Creates <name>.trace (not there before: another collect of that name may have just made
- * it), locks it for as long as we write it, and marks it as a collector's. */
-static int make_trace_dir(struct collector *c, const char *outdir)
-{
-	if (mkdir(c->trace_dir, 0755) < 0) {
-		if (errno == EEXIST) {
-			refuse_existing(c, outdir);
-			return -1;
-		}
-		return pc_err_errno("cannot create %s", c->trace_dir);
-	}
-	int holder;
-	c->lock_fd = lock_dir(c->trace_dir, &holder);
-	char *marker = xasprintf("%s/" COLLECT_MARKER, c->trace_dir);
-	char *text = xasprintf("perfcollect-c collect pid %d\n", (int)getpid());
-	int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	int rc = fd >= 0 && write_all(fd, text, strlen(text)) == 0 ? 0 : -1;
-	if (fd >= 0)
-		close(fd);
-	if (rc < 0)
-		pc_err_errno("cannot write %s", marker);
-	free(text);
-	free(marker);
-	if (c->lock_fd < 0 || rc < 0) {
-		rm_rf(c->trace_dir);
-		return -1;
-	}
-	return 0;
+	for (size_t i = 0; i < c->bids.nseen; i++)
+		free(c->bids.seen[i]);
+	free(c->bids.seen);
+	free(c->exited);
 }
 
 int collect_run(const struct collect_opts *o)
@@ -685,6 +629,7 @@ int collect_run(const struct collect_opts *o)
 	if (check_name(o->name) < 0)
 		return -1;
 	struct collector c = {.o = o, .pid = -1, .sigfd = -1, .pidfd = -1, .lock_fd = -1};
+	c.bids.c = &c;
 	const char *outdir = o->outdir && *o->outdir ? o->outdir : ".";
 	int rc = -1;
 
@@ -709,9 +654,11 @@ int collect_run(const struct collect_opts *o)
 	c.trace_dir = xasprintf("%s/%s.trace", outdir, o->name);
 	c.data_path = xasprintf("%s/perf.data", c.trace_dir);
 	c.zip_path = xasprintf("%s/%s.trace.zip", outdir, o->name);
+	struct tracedir td = {
+	    .name = o->name, .outdir = outdir, .path = c.trace_dir, .zip_path = c.zip_path};
 	struct stat sb;
 	if (lstat(c.trace_dir, &sb) == 0) {
-		refuse_existing(&c, outdir);
+		tracedir_refuse(&td);
 		goto out;
 	}
 
@@ -724,7 +671,7 @@ int collect_run(const struct collect_opts *o)
 		goto restore;
 	c.events = c.set.events;
 	c.nevents = c.set.nevents;
-	if (make_trace_dir(&c, outdir) < 0)
+	if ((c.lock_fd = tracedir_create(&td)) < 0)
 		goto restore;
 	char *log_path = xasprintf("%s/perfcollect.log", c.trace_dir);
 	if (log_open(log_path) < 0)
@@ -735,8 +682,8 @@ int collect_run(const struct collect_opts *o)
 	 * compiled earlier carry timestamps before every sample, so lookups by time find them. */
 	bool dotnet_enabled = c.pid > 0 && dotnet_prepare_target(c.pid, !o->no_dotnet_ipc) == 1;
 	if (dotnet_enabled)
-		note_in_marker(&c, "dotnet-perfmap %d %" PRIu64 "\n", (int)c.pid,
-			       proc_start_time(c.pid));
+		tracedir_note(&td, "dotnet-perfmap %d %" PRIu64 "\n", (int)c.pid,
+			      proc_start_time(c.pid));
 	/* Before the events open: copying it takes a while, and -pid events count at once
 	 * (they stay enabled so that the FORK records of threads created meanwhile show which
 	 * threads inherited them). */
@@ -825,7 +772,7 @@ int collect_run(const struct collect_opts *o)
 	if (postprocess_run(&ppo, &pst) < 0 || access(c.zip_path, F_OK) < 0) {
 		/* The trace directory stays: it is all the user has, and merge finishes it. */
 		char *pp_err = xstrdup(pc_strerror());
-		char *cmd = merge_command(&c, outdir);
+		char *cmd = tracedir_merge_command(&td);
 		log_warn("post-processing failed: %s; the recording stays in %s", pp_err,
 			 c.trace_dir);
 		log_close();
