@@ -1,6 +1,7 @@
 /* stacks: a hang snapshot of a live process, every thread's kernel and user stack,
  * grouped, with the owners of the mutexes threads wait for. */
 #include "base/archive.h"
+#include "base/outfile.h"
 #include "base/proc.h"
 #include "cli.h"
 #include "commands.h"
@@ -10,6 +11,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void usage(FILE *f, const struct cli_opt *opts)
 {
@@ -37,17 +39,17 @@ static char *entry_name(const char *zip_path, pid_t pid)
 	return name;
 }
 
+/* Complete or not there (outfile.h); never onto a trace. */
 static int write_file(const char *path, const char *text, size_t len)
 {
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		pc_err_errno("cannot create %s", path);
+	struct outfile *o = NULL;
+	if (outfile_check_target(path, "the stacks report", NULL) < 0 || !(o = outfile_open(path)))
 		return -1;
-	}
-	size_t n = fwrite(text, 1, len, f);
-	if (fclose(f) != 0 || n != len)
+	if (fwrite(text, 1, len, outfile_stream(o)) != len) {
+		outfile_abort(o);
 		return pc_err_errno("cannot write %s", path);
-	return 0;
+	}
+	return outfile_commit(o);
 }
 
 static int write_zip(const char *path, pid_t pid, const char *text, size_t len)
@@ -104,6 +106,18 @@ int cmd_stacks(int argc, char **argv)
 			"space to stop and unwind; its kernel stack is in /proc/%ld/stack (as "
 			"root)\n",
 			pid, comm, pid);
+		return 1;
+	}
+	/* Checked before the process is stopped: -zip makes a new archive, never over one. */
+	if (zip && access(zip, F_OK) == 0) {
+		fprintf(stderr,
+			"perfcollect-c stacks: %s exists; -zip writes a new archive, never over "
+			"one: name another\n",
+			zip);
+		return 1;
+	}
+	if (out && outfile_check_target(out, "the stacks report", NULL) < 0) {
+		fprintf(stderr, "perfcollect-c stacks: %s\n", pc_strerror());
 		return 1;
 	}
 	struct stacks_opts so = {.kernel = !nokernel};

@@ -1,8 +1,8 @@
 # No output is ever written over an input or a trace: view refuses a flame graph or folded
 # stacks over any .trace.zip or over its input; merge without -o never replaces its input
 # (a new name, said), -o naming the input is refused, a failed merge leaves no zip (also
-# not over an earlier one), `merge notes.txt` writes nothing; collect refuses a name whose
-# directory a running collection uses.  Each refusal is one line, the files are unchanged.
+# not over an earlier one), `merge notes.txt` writes nothing; stacks never writes over a
+# trace; collect refuses a name whose directory a running collection uses.  Each refusal is one line, the files are unchanged.
 source "$(dirname "$0")/lib.sh"
 need_root
 need_perf
@@ -74,6 +74,15 @@ mkdir bad.trace && head -c 100 /dev/urandom >bad.trace/perf.data
 "$PC" merge bad.trace 2>err.txt
 check "merge of a directory with a broken perf.data: exit 1, no zip" \
 	test $? -eq 1 -a ! -e bad.trace.zip
+
+# stacks: -zip makes a new archive, never over a trace; -o never onto a trace name.
+"$PC" stacks -pid "$hot" -zip t.trace.zip 2>err.txt
+check "stacks -zip over an existing trace: refused, nothing changed" \
+	bash -c "test $? -ne 0 && grep -q 't.trace.zip exists' err.txt"
+check "stacks -zip: the trace is unchanged" unchanged
+"$PC" stacks -pid "$hot" -o new.trace.zip 2>err.txt
+check "stacks -o onto a .trace.zip name: refused, nothing written" \
+	test $? -ne 0 -a ! -e new.trace.zip
 
 # collect: the name of a running collection is refused, with its pid; the zip of that name
 # and the running collection are untouched.
