@@ -29,7 +29,7 @@ int cmd_collect(int argc, char **argv)
 	    {"freq", 'F', CLI_INT, &o.freq, "N",
 	     "samples per second (perf's -F; default 1000, as perfcollect)"},
 	    {"buffersize", 0, CLI_SIZE, &o.buffersize, "SIZE",
-	     "ring buffer per CPU, N[B|K|M|G] (default 1M)"},
+	     "ring buffer per CPU, N[B|K|M|G] (default 1M; 512K unprivileged, as perf)"},
 	    {"threadtime", 0, CLI_FLAG, &o.threadtime, NULL,
 	     "also context switches (sched tracepoints) with stacks: on- and off-CPU time"},
 	    {"offcpu", 0, CLI_FLAG, &o.offcpu, NULL,
