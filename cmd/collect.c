@@ -58,8 +58,10 @@ static int collect_command(const char *cmd, int argc, char **argv)
 	     "record process N and all its threads, present and future (default: all CPUs)"},
 	    {"collectsec", 0, CLI_DOUBLE, &o.collectsec, "N",
 	     "stop after N seconds (fractions allowed: 0.5)"},
+	    {"freq", 'F', CLI_INT, &o.freq, "N",
+	     "samples per second (perf's -F; default 1000, as perfcollect)"},
 	    {"buffersize", 0, CLI_STR, &buffersize, "N|SIZE",
-	     "ring buffer per CPU: N pages, or N[B|K|M|G] bytes (default 1M)"},
+	     "ring buffer per CPU: N pages, or N[B|K|M|G] bytes (default 1M; 512K unprivileged, as perf)"},
 	    {"threadtime", 0, CLI_FLAG, &o.threadtime, NULL,
 	     "also context switches (sched tracepoints) with stacks: on- and off-CPU time"},
 	    {"offcpu", 0, CLI_FLAG, &o.offcpu, NULL,
@@ -107,6 +109,11 @@ static int collect_command(const char *cmd, int argc, char **argv)
 		fprintf(stderr, "perfcollect-c %s: -buffersize: %s\n", cmd, pc_strerror());
 		return 2;
 	}
+	if (o.freq < 0 || o.freq > 1000000) {
+		fprintf(stderr, "perfcollect-c collect: -freq needs a rate from 1 to 1000000 Hz\n");
+		return 2;
+	}
+
 	/* perfcollect's LTTng options: perfcollect-c has no LTTng session; say so rather than
 	 * silently ignore them. */
 	const char *notes[8];

@@ -1,9 +1,18 @@
 /* merge: the post-processing step alone.  The input is a perf.data (ours or real perf's,
  * with its JIT maps where perf looks for them), a <name>.trace directory or a
  * <name>.trace.zip (extracted to a temporary directory).  Outputs are built in a
- * temporary directory, never in the input, and packed into <name>.trace.zip. */
+ * temporary directory, never in the input, and packed into <name>.trace.zip, which is
+ * never the input (a new name is chosen) and is not written at all when merge fails.
+ *
+ * A <name>.trace directory a collector left behind (killed, crashed, out of disk) is
+ * finished the way the collector would have: JIT maps are taken from the processes that
+ * still run, and the directory is removed once the archive is complete.  One that a
+ * collector still records into is refused. */
 #include "base/archive.h"
 #include "base/log.h"
+#include "base/outfile.h"
+#include "collect.h"
+#include "perfdata/perfdata_read.h"
 #include "cli.h"
 #include "commands.h"
 #include "postprocess/postprocess.h"
@@ -23,10 +32,14 @@ struct merge_input {
 	char *name;
 	bool loose;	 /* a bare perf.data: maps are where perf looks for them */
 	char *extracted; /* temporary directory of an extracted zip, removed at the end */
+	bool left_over;	 /* a collector's working directory it did not finish */
+	int lock_fd;	 /* the trace directory's lock, held while merging it */
 };
 
 static void merge_input_free(struct merge_input *in)
 {
+	if (in->lock_fd > 0)
+		close(in->lock_fd);
 	if (in->extracted)
 		rm_rf(in->extracted);
 	free(in->trace_dir);
@@ -104,6 +117,45 @@ static int open_zip_input(const char *path, struct merge_input *in)
 	return ret;
 }
 
+/* Whether path starts like a perf.data (PERFILE2, either byte order; perf's pipe mode too). */
+static int check_perf_data(const char *path, const char *shown)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pc_err_errno("cannot open %s", shown);
+	char magic[8];
+	ssize_t n = read(fd, magic, sizeof(magic));
+	close(fd);
+	if (n == (ssize_t)sizeof(magic) &&
+	    (!memcmp(magic, "PERFILE2", 8) || !memcmp(magic, "2ELIFREP", 8)))
+		return 0;
+	return pc_err("%s is not a perf.data file (%s); merge takes a perf.data, a <name>.trace "
+		      "directory or a <name>.trace.zip",
+		      shown, n <= 0 ? "it is empty" : "it does not start with PERFILE2");
+}
+
+/* A <name>.trace directory: refused while a collector records into it; else whether it is
+ * a collector's own (its marker file) that the collector did not finish. */
+static int claim_trace_dir(struct merge_input *in)
+{
+	int holder;
+	in->lock_fd = lock_dir(in->trace_dir, &holder);
+	if (in->lock_fd >= 0) {
+		char *marker = xasprintf("%s/%s", in->trace_dir, COLLECT_MARKER);
+		in->left_over = access(marker, F_OK) == 0;
+		free(marker);
+		return 0;
+	}
+	if (holder < 0)
+		return -1;
+	char who[32] = "";
+	if (holder > 0)
+		snprintf(who, sizeof(who), " (pid %d)", holder);
+	return pc_err("%s is being recorded right now by a running collection%s; it writes its "
+		      "archive itself when it stops (Ctrl+C in its terminal%s)",
+		      in->trace_dir, who, holder > 0 ? ", or kill -INT that pid" : "");
+}
+
 static int resolve_input(const char *arg, struct merge_input *in)
 {
 	struct stat st;
@@ -119,10 +171,13 @@ static int resolve_input(const char *arg, struct merge_input *in)
 		in->trace_dir = xstrdup(path);
 		in->perf_data = xasprintf("%s/perf.data", path);
 		in->name = strip_suffix(b);
-		if (access(in->perf_data, R_OK) < 0)
-			ret = pc_err_errno("%s", in->perf_data);
+		ret = claim_trace_dir(in);
+		if (ret == 0)
+			ret = check_perf_data(in->perf_data, in->perf_data);
 	} else if (str_endswith(b, ".zip")) {
 		ret = open_zip_input(path, in);
+		if (ret == 0)
+			ret = check_perf_data(in->perf_data, arg);
 	} else {
 		in->perf_data = xstrdup(path);
 		in->trace_dir = dir_name(path);
@@ -131,6 +186,9 @@ static int resolve_input(const char *arg, struct merge_input *in)
 		in->loose = !str_endswith(db, ".trace");
 		in->name = strip_suffix(in->loose ? b : db);
 		free(db);
+		ret = check_perf_data(in->perf_data, arg);
+		if (ret == 0 && !in->loose)
+			ret = claim_trace_dir(in);
 	}
 	free(b);
 	free(path);
@@ -163,6 +221,32 @@ static void start_log(const struct merge_input *in, const char *out_dir)
 	free(dest);
 }
 
+/* The archive to write: -o, else <name>.trace.zip here, but never the input: a zip merged
+ * again without -o gets a new name (<name>-merged.trace.zip, -merged-2 ...). */
+static char *output_name(const char *input, const char *out, const char *name)
+{
+	if (out) {
+		if (same_file(out, input))
+			return pc_err("-o %s is the input; merge never writes over its input: name "
+				      "another archive",
+				      out),
+			       NULL;
+		return xstrdup(out);
+	}
+	char *zip = xasprintf("%s.trace.zip", name);
+	for (int i = 1; same_file(zip, input) || (i > 1 && access(zip, F_OK) == 0); i++) {
+		free(zip);
+		zip = i == 1 ? xasprintf("%s-merged.trace.zip", name)
+			     : xasprintf("%s-merged-%d.trace.zip", name, i);
+	}
+	if (strcmp(zip + strlen(name), ".trace.zip"))
+		fprintf(stderr,
+			"perfcollect-c merge: %s.trace.zip is the input and stays as it is; "
+			"writing %s\n",
+			name, zip);
+	return zip;
+}
+
 int cmd_merge(int argc, char **argv)
 {
 	const char *out = NULL;
@@ -189,13 +273,37 @@ int cmd_merge(int argc, char **argv)
 				"name.trace.zip> [-o out.trace.zip]\n");
 		return 2;
 	}
-	struct merge_input in = {0};
+	struct merge_input in = {.lock_fd = -1};
 	if (resolve_input(pos[0], &in) < 0) {
 		fprintf(stderr, "perfcollect-c merge: %s\n", pc_strerror());
 		merge_input_free(&in);
 		return 1;
 	}
-	char *zip = out ? xstrdup(out) : xasprintf("%s.trace.zip", in.name);
+	char *zip = output_name(pos[0], out, in.name);
+	if (!zip) {
+		fprintf(stderr, "perfcollect-c merge: %s\n", pc_strerror());
+		merge_input_free(&in);
+		return 1;
+	}
+	if (in.left_over) {
+		struct perfdata_reader *pr = perfdata_reader_open(in.perf_data);
+		if (!pr) {
+			fprintf(
+			    stderr,
+			    "perfcollect-c merge: %s holds no recording: its collector was "
+			    "stopped before it recorded anything (%s); nothing to finish, remove "
+			    "it: rm -r %s\n",
+			    in.trace_dir, pc_strerror(), pos[0]);
+			free(zip);
+			merge_input_free(&in);
+			return 1;
+		}
+		perfdata_reader_free(pr);
+		fprintf(stderr,
+			"perfcollect-c merge: %s was left by a collection that did not finish; "
+			"finishing it into %s\n",
+			in.trace_dir, zip);
+	}
 	char *work = make_temp_dir("merge");
 	if (!work) {
 		fprintf(stderr, "perfcollect-c merge: %s\n", pc_strerror());
@@ -209,10 +317,13 @@ int cmd_merge(int argc, char **argv)
 	    .trace_dir = in.trace_dir,
 	    .name = in.name,
 	    .zip_path = zip,
-	    .live = in.loose,
+	    /* A left-over recording's processes may still run: their JIT maps are where
+	     * the collector would have found them. */
+	    .live = in.loose || in.left_over,
 	    .perf_data = in.perf_data,
 	    .out_dir = work,
 	    .loose = in.loose,
+	    .all_or_nothing = true,
 	};
 	struct postprocess_stats st;
 	struct stat before, after;
@@ -220,9 +331,12 @@ int cmd_merge(int argc, char **argv)
 	int r = postprocess_run(&po, &st);
 	log_close();
 	int ret = 0;
-	/* The archive is renamed into place when complete: a new inode means it was written. */
+	/* The archive is renamed into place when complete: another file there now (a new
+	 * inode, or the old number reused by a file renamed in later) means it was written. */
 	bool wrote = stat(zip, &after) == 0 &&
-		     (!existed || after.st_ino != before.st_ino || after.st_dev != before.st_dev);
+		     (!existed || after.st_ino != before.st_ino || after.st_dev != before.st_dev ||
+		      after.st_ctim.tv_sec != before.st_ctim.tv_sec ||
+		      after.st_ctim.tv_nsec != before.st_ctim.tv_nsec);
 	if (r < 0) {
 		fprintf(stderr, "perfcollect-c merge: %s%s\n", pc_strerror(),
 			wrote ? " (the archive holds what could be read)" : "");
@@ -232,6 +346,14 @@ int cmd_merge(int argc, char **argv)
 		fprintf(stderr,
 			"perfcollect-c: wrote %s: %" PRIu64 " samples, %" PRIu64 " lost%s\n", zip,
 			st.samples, st.lost, st.truncated ? " (perf.data was truncated)" : "");
+	if (in.left_over)
+		collect_undo_left_over(in.trace_dir);
+	if (wrote && r == 0 && in.left_over) {
+		/* Finished as the collector would have: its working directory goes. */
+		if (rm_rf(in.trace_dir) == 0)
+			fprintf(stderr, "perfcollect-c merge: removed %s (all of it is in %s)\n",
+				in.trace_dir, zip);
+	}
 	rm_rf(work);
 	free(work);
 	free(zip);

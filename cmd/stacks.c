@@ -2,6 +2,8 @@
  * grouped, with the owners of the locks threads wait for; or, with -kernel, what the kernel
  * is doing in every task on the machine. */
 #include "base/archive.h"
+#include "base/outfile.h"
+#include "base/proc.h"
 #include "cli.h"
 #include "commands.h"
 #include "stacks/kstacks.h"
@@ -11,6 +13,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void usage(FILE *f, const struct cli_opt *opts)
 {
@@ -43,17 +46,17 @@ static char *entry_name(const char *zip_path, pid_t pid)
 	return name;
 }
 
+/* Complete or not there (outfile.h); never onto a trace. */
 static int write_file(const char *path, const char *text, size_t len)
 {
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		pc_err_errno("cannot create %s", path);
+	struct outfile *o = NULL;
+	if (outfile_check_target(path, "the stacks report", NULL) < 0 || !(o = outfile_open(path)))
 		return -1;
-	}
-	size_t n = fwrite(text, 1, len, f);
-	if (fclose(f) != 0 || n != len)
+	if (fwrite(text, 1, len, outfile_stream(o)) != len) {
+		outfile_abort(o);
 		return pc_err_errno("cannot write %s", path);
-	return 0;
+	}
+	return outfile_commit(o);
 }
 
 static int write_zip(const char *path, pid_t pid, const char *text, size_t len)
@@ -155,6 +158,28 @@ int cmd_stacks(int argc, char **argv)
 	if (kernel)
 		return kernel_stacks(module, state, out);
 
+	if (proc_is_kernel_thread((pid_t)pid)) {
+		char comm[64] = "?";
+		proc_comm((pid_t)pid, (pid_t)pid, comm, sizeof(comm));
+		fprintf(stderr,
+			"perfcollect-c stacks: PID %ld is a kernel thread (%s): it has no user "
+			"space to stop and unwind; 'perfcollect-c stacks -kernel' shows its kernel "
+			"stack, with every other task's\n",
+			pid, comm);
+		return 1;
+	}
+	/* Checked before the process is stopped: -zip makes a new archive, never over one. */
+	if (zip && access(zip, F_OK) == 0) {
+		fprintf(stderr,
+			"perfcollect-c stacks: %s exists; -zip writes a new archive, never over "
+			"one: name another\n",
+			zip);
+		return 1;
+	}
+	if (out && outfile_check_target(out, "the stacks report", NULL) < 0) {
+		fprintf(stderr, "perfcollect-c stacks: %s\n", pc_strerror());
+		return 1;
+	}
 	struct stacks_opts so = {.kernel = !nokernel, .dotnet = !nodotnetipc};
 	struct stacks_snapshot *s = stacks_snapshot_take((pid_t)pid, &so);
 	if (!s) {

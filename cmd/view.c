@@ -1,6 +1,7 @@
 /* view: call trees, top functions, flame graphs and folded stacks from perf.data.txt, read
  * straight out of a trace.zip (or a .trace directory, a bare perf.data.txt, or stdin), without
  * unzip or perf.  The model (lib/view.h) aggregates; this file parses options and prints. */
+#include "base/outfile.h"
 #include "cli.h"
 #include "commands.h"
 #include "view_compat.h"
@@ -448,11 +449,6 @@ static int run_diff(const struct view_opts *vo, const char *input, struct view *
 	return rc;
 }
 
-static bool same_file(const char *a, const char *b)
-{
-	struct stat x, y;
-	return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
-}
 
 /* The outputs the options ask for (at most 3); -1 after a message when they make no sense. */
 static int plan_outputs(const struct view_opts *vo, const char *input, struct output *outs,
@@ -493,14 +489,11 @@ static int plan_outputs(const struct view_opts *vo, const char *input, struct ou
 			    default_output(input, export_extension((enum export_format)f));
 		outs[(*n)++] = (struct output){(enum export_format)f, path};
 	}
+	const char *inputs[] = {input, vo->diff, NULL};
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp(outs[i].path, "-") &&
-		    (str_endswith(outs[i].path, ".trace.zip") || same_file(outs[i].path, input) ||
-		     (vo->diff && same_file(outs[i].path, vo->diff)))) {
-			fprintf(stderr,
-				"perfcollect-c view: will not write %s over a trace; name another "
-				"file\n",
-				outs[i].path);
+		    outfile_check_target(outs[i].path, export_what(outs[i].format), inputs) < 0) {
+			fprintf(stderr, "perfcollect-c view: %s\n", pc_strerror());
 			return -1;
 		}
 	if (vo->diff && (*n > 1 || (*n == 1 && outs[0].format != EXPORT_SVG))) {

@@ -46,7 +46,7 @@ _perfcollect_c()
 		return
 	fi
 	local cmd=${words[1]} opts=""
-	local collect_opts="-pid -collectsec -buffersize -threadtime -offcpu -hwevents -system -o -outdir -nodotnetipc -nolttng -noperf -events -rawevents -gccollectonly -gconly -gcwithheap -help"
+	local collect_opts="-pid -collectsec -freq -F -buffersize -threadtime -offcpu -hwevents -system -o -outdir -nodotnetipc -nolttng -noperf -events -rawevents -gccollectonly -gconly -gcwithheap -help"
 	case $cmd in
 	collect | start) opts=$collect_opts ;;
 	stop) opts="-o -outdir -help" ;;
@@ -93,7 +93,7 @@ _perfcollect_c()
 	diff)
 		_perfcollect_c_files '@(trace.zip|nettrace)'
 		return ;;
-	collectsec | buffersize | tail | top | percent-limit | processfilter | module | events | rawevents | event | title | width | perfopt)
+	collectsec | freq | F | buffersize | tail | top | percent-limit | processfilter | module | events | rawevents | event | title | width | perfopt)
 		return ;;
 	esac
 

@@ -7,6 +7,7 @@
 #include "base/log.h"
 #include "base/proc.h"
 #include "collect_events.h"
+#include "collect_tracedir.h"
 #include "dotnet/dotnet_ipc.h"
 #include "perfdata/buildid.h"
 #include "perfdata/perfdata_read.h"
@@ -17,6 +18,9 @@
 #include "symbols/machine.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -28,6 +32,24 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+
+/* perf record -z's default level: fast enough for the recording loop, several times
+ * smaller than the raw records. */
+#define PERF_DATA_ZSTD_LEVEL 1
+/* At most this much of the recording lives only in memory. */
+#define FLUSH_INTERVAL_NS 1000000000ULL
+
+struct build_id_ctx {
+	struct collector *c;
+	/* DSOs whose build-id is taken (or was tried), by name */
+	char **seen;
+	size_t nseen, cap;
+};
+
+/* A process that exited: forgotten once no sample of it can still be in a ring. */
+struct exited {
+	uint32_t pid, tid;
+};
 
 struct collector {
 	const struct collect_opts *o;
@@ -41,17 +63,35 @@ struct collector {
 	uint64_t *event_samples; /* per event */
 	struct recorder *rec;
 	struct perfdata_writer *w;
+	struct perfdata_meta meta; /* for w's features, at every flush */
+	char *version;
+	char *kallsyms; /* our copy of /proc/kallsyms, NULL when it could not be copied */
 	struct machine *machine;
 	int sigfd, pidfd;
+	int lock_fd;	     /* on trace_dir, while we write it */
+	uint64_t enabled_ns; /* when the sampling events started counting */
 	uint64_t samples, lost, records;
 	bool write_failed;
+	struct build_id_ctx bids;
+	/* Exits seen: [0, ready) two drain passes ago or more, the rest since. */
+	struct exited *exited;
+	size_t nexited, ready, exited_cap;
 };
 
 static const char *stop_reason(enum record_stop why, int signo)
 {
 	switch (why) {
 	case RECORD_STOP_SIGNAL:
-		return signo == SIGTERM ? "SIGTERM" : "Ctrl+C (SIGINT)";
+		switch (signo) {
+		case SIGTERM:
+			return "SIGTERM";
+		case SIGHUP:
+			return "SIGHUP (the terminal or session went away)";
+		case SIGQUIT:
+			return "SIGQUIT (Ctrl+\\)";
+		default:
+			return "Ctrl+C (SIGINT)";
+		}
 	case RECORD_STOP_TIME:
 		return "-collectsec elapsed";
 	case RECORD_STOP_TARGET_EXIT:
@@ -174,6 +214,45 @@ static int on_synth(void *arg, const struct perf_event_header *h)
 	return write_record(c, h);
 }
 
+static void add_build_id(void *arg, uint32_t pid, bool kernel, const struct map *map);
+
+/* EXIT: the thread (and with its leader, the process and its maps) is forgotten two drain
+ * passes later, by when every sample it left in any ring has been read (a pass drains each
+ * ring up to where it was); the build-ids of the maps its samples hit are taken first.  So
+ * memory follows the processes that run, not all that ever ran.  FORK of a pid waiting to
+ * be forgotten: a new process took it, keep it. */
+static void note_exit_or_fork(struct collector *c, const struct perf_event_header *h)
+{
+	/* EXIT and FORK: { u32 pid, ppid, tid, ptid; u64 time; } */
+	uint32_t ids[4];
+	if (h->size < sizeof(*h) + sizeof(ids))
+		return;
+	memcpy(ids, h + 1, sizeof(ids));
+	if (h->type == PERF_RECORD_FORK) {
+		for (size_t i = 0; i < c->nexited; i++)
+			if (c->exited[i].tid == ids[2])
+				c->exited[i].pid = c->exited[i].tid = UINT32_MAX;
+		return;
+	}
+	grow_array((void **)&c->exited, &c->exited_cap, c->nexited + 1, sizeof(*c->exited));
+	c->exited[c->nexited++] = (struct exited){ids[0], ids[2]};
+}
+
+static void forget_exited(struct collector *c)
+{
+	for (size_t i = 0; i < c->ready; i++) {
+		struct exited *e = &c->exited[i];
+		if (e->tid == UINT32_MAX)
+			continue;
+		if (e->pid == e->tid)
+			machine_foreach_hit_map_of(c->machine, e->pid, add_build_id, &c->bids);
+		machine_forget(c->machine, e->pid, e->tid);
+	}
+	memmove(c->exited, c->exited + c->ready, (c->nexited - c->ready) * sizeof(*c->exited));
+	c->nexited -= c->ready;
+	c->ready = c->nexited;
+}
+
 static int on_record(void *arg, const struct perf_event_header *h, int cpu)
 {
 	struct collector *c = arg;
@@ -191,6 +270,11 @@ static int on_record(void *arg, const struct perf_event_header *h, int cpu)
 			c->lost += n;
 		}
 		break;
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_FORK:
+		feed_machine(c, h);
+		note_exit_or_fork(c, h);
+		break;
 	default:
 		feed_machine(c, h);
 		break;
@@ -203,18 +287,13 @@ static int on_pass(void *arg)
 	struct collector *c = arg;
 	if (c->write_failed)
 		return -1;
+	forget_exited(c);
 	if (perfdata_writer_finished_round(c->w) < 0) {
 		c->write_failed = true;
 		return -1;
 	}
 	return 0;
 }
-
-struct build_id_ctx {
-	struct collector *c;
-	char **seen;
-	size_t nseen, cap;
-};
 
 static bool seen_before(struct build_id_ctx *b, const char *name)
 {
@@ -284,14 +363,12 @@ static void add_build_id(void *arg, uint32_t pid, bool kernel, const struct map 
 	perfdata_writer_add_build_id(b->c->w, &bid);
 }
 
+/* The DSOs hit by samples of the processes still known (those that exited were taken
+ * when they were forgotten). */
 static void add_build_ids(struct collector *c)
 {
-	struct build_id_ctx b = {.c = c};
-	machine_foreach_hit_map(c->machine, add_build_id, &b);
-	log_info("build-ids of %zu DSOs hit by samples", b.nseen);
-	for (size_t i = 0; i < b.nseen; i++)
-		free(b.seen[i]);
-	free(b.seen);
+	machine_foreach_hit_map(c->machine, add_build_id, &c->bids);
+	log_info("build-ids of %zu DSOs hit by samples", c->bids.nseen);
 }
 
 static void log_start(struct collector *c)
@@ -309,10 +386,11 @@ static void log_start(struct collector *c)
 	}
 	log_info("command line: %s", cmdline);
 	free(cmdline);
-	log_info("options: target %s, collectsec %g (0: until stopped), buffersize %" PRIu64
+	log_info("options: target %s, collectsec %g (0: until stopped), freq %ld (0: 1000), "
+		 "buffersize %" PRIu64
 		 " (0: default), threadtime %d, offcpu %d, hwevents %d, system %d, dotnet ipc %s, "
 		 "outdir %s",
-		 c->pid > 0 ? "one process" : "all CPUs", o->collectsec, o->buffersize,
+		 c->pid > 0 ? "one process" : "all CPUs", o->collectsec, o->freq, o->buffersize,
 		 o->threadtime, o->offcpu, o->hwevents, o->system, o->no_dotnet_ipc ? "off" : "on",
 		 o->outdir ? o->outdir : ".");
 	for (size_t i = 0; i < o->nnotes; i++)
@@ -353,19 +431,34 @@ static int check_name(const char *name)
 	return 0;
 }
 
-/* Blocks SIGINT/SIGTERM and returns a signalfd for them, so a Ctrl+C at any time during
- * recording ends it in an orderly way. */
+/* The signals that end a recording in an orderly way (and are only answered with a line
+ * while the archive is written): Ctrl+C, kill, a closed terminal or dropped SSH session,
+ * Ctrl+\. */
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+static void stop_signal_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		sigaddset(set, stop_signals[i]);
+}
+
+/* Blocks the stop signals and returns a signalfd for them, so that any of them at any
+ * time during recording ends it in an orderly way. */
 static int block_stop_signals(sigset_t *old)
 {
 	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
+	stop_signal_set(&set);
 	/* An ignored signal never becomes pending, and shells start background jobs with
-	 * SIGINT ignored: take the default back (blocked, so it only reaches the signalfd). */
+	 * SIGINT ignored (nohup: SIGHUP): take the default back (blocked, so it only reaches
+	 * the signalfd). */
 	sigprocmask(SIG_BLOCK, &set, old);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		signal(stop_signals[i], SIG_DFL);
+	/* A terminal or pipe that went away must not kill or stop us: writes to it fail
+	 * (EIO, EPIPE) and are ignored; the trace is written to disk all the same. */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGTTOU, SIG_IGN);
 	int fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (fd < 0)
 		return pc_err_errno("signalfd failed");
@@ -383,7 +476,7 @@ static void busy_handler(int sig)
 	errno = e;
 }
 
-/* From now on a Ctrl+C or SIGTERM only says that the trace is still being written. */
+/* From now on a stop signal only says that the trace is still being written. */
 static void protect_postprocessing(const char *zip_path, const sigset_t *old)
 {
 	snprintf(busy_msg, sizeof(busy_msg),
@@ -395,14 +488,12 @@ static void protect_postprocessing(const char *zip_path, const sigset_t *old)
 	sa.sa_handler = busy_handler;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		sigaction(stop_signals[i], &sa, NULL);
 	/* Drop the pending signals the signalfd did not consume, then unblock. */
 	struct timespec zero = {0, 0};
 	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
+	stop_signal_set(&set);
 	while (sigtimedwait(&set, NULL, &zero) > 0)
 		;
 	sigprocmask(SIG_SETMASK, old, NULL);
@@ -420,6 +511,21 @@ static int open_file(struct collector *c)
 		    0)
 			return -1;
 	}
+	/* Streamed: a killed collector loses at most the last second, and every flush leaves
+	 * a file perf reads as it is (features included, build-ids aside). */
+	c->version = xasprintf("perfcollect-c %s", PC_VERSION);
+	c->meta = (struct perfdata_meta){
+	    .version = c->version,
+	    .argc = c->o->argc,
+	    .argv = c->o->argv,
+	    .clockid = CLOCK_MONOTONIC,
+	    .tracing_data = c->set.tracing_data,
+	    .tracing_data_size = c->set.tracing_data_size,
+	};
+	perfdata_writer_set_meta(c->w, &c->meta);
+	if (perfdata_writer_compress(c->w, PERF_DATA_ZSTD_LEVEL) < 0)
+		return -1;
+	perfdata_writer_set_flush_interval(c->w, FLUSH_INTERVAL_NS);
 	c->machine = machine_new();
 	return 0;
 }
@@ -435,7 +541,9 @@ static int synthesize(struct collector *c, const char *kallsyms)
 			  .arg = c,
 			  .kallsyms_path = kallsyms};
 	uint64_t t0 = monotonic_ns();
-	if (synth_kernel(&s) < 0 ||
+	/* User space only (the paranoid fallback): no kernel map to describe. */
+	bool kernel = !c->events[0].attr.exclude_kernel;
+	if ((kernel && synth_kernel(&s) < 0) ||
 	    (c->pid > 0 ? synth_process(&s, c->pid) : synth_all_processes(&s)) < 0)
 		return -1;
 	log_info("synthesized %" PRIu64 " threads and %" PRIu64 " executable maps in %" PRIu64
@@ -448,17 +556,23 @@ static int record_to_file(struct collector *c, enum record_stop *why, int *signo
 			  uint64_t *duration_ns)
 {
 	const struct collect_opts *o = c->o;
-	char *kallsyms = xasprintf("%s/kallsyms", c->trace_dir);
-	bool have_kallsyms = synth_copy_kallsyms(kallsyms) == 0;
-	if (!have_kallsyms)
-		log_warn("cannot copy /proc/kallsyms (%s); kernel frames may not resolve",
-			 pc_strerror());
 	int rc = open_file(c);
 	if (rc == 0)
-		rc = synthesize(c, have_kallsyms ? kallsyms : NULL);
-	free(kallsyms);
+		rc = synthesize(c, c->kallsyms);
+	/* On disk before the first sample: from now on a killed collector leaves a perf.data
+	 * with its events, the processes and the feature sections. */
+	if (rc == 0 && perfdata_writer_flush(c->w) < 0)
+		c->write_failed = true, rc = -1;
 	if (rc < 0)
 		return -1;
+	/* System-wide sampling events were opened disabled so that the rings do not overflow
+	 * while /proc is read (collect_events.c); from here they count, and so does
+	 * -collectsec.  -pid events count since they were opened. */
+	if (c->pid < 0) {
+		c->enabled_ns = monotonic_ns();
+		recorder_enable(c->rec);
+	}
+	uint64_t start = c->enabled_ns;
 
 	const char *hint = o->stop_hint ? o->stop_hint : "press Ctrl+C to stop";
 	if (o->collectsec > 0)
@@ -468,7 +582,6 @@ static int record_to_file(struct collector *c, enum record_stop *why, int *signo
 		log_say("Collecting %s; %s...", c->pid > 0 ? "the process" : "all CPUs", hint);
 	if (o->on_recording)
 		o->on_recording(o->on_recording_arg);
-	uint64_t start = monotonic_ns();
 	struct record_loop loop = {
 	    .signal_fd = c->sigfd,
 	    .pid_fd = c->pidfd,
@@ -479,25 +592,18 @@ static int record_to_file(struct collector *c, enum record_stop *why, int *signo
 	};
 	rc = recorder_run(c->rec, &loop, why, signo);
 	*duration_ns = monotonic_ns() - start;
-	if (rc < 0)
-		log_warn("recording stopped early: %s", pc_strerror());
-	return 0;
+	return rc;
 }
 
 static int finish_file(struct collector *c)
 {
 	add_build_ids(c);
-	char *version = xasprintf("perfcollect-c %s", PC_VERSION);
-	struct perfdata_meta meta = {
-	    .version = version,
-	    .argc = c->o->argc,
-	    .argv = c->o->argv,
-	    .clockid = CLOCK_MONOTONIC,
-	    .tracing_data = c->set.tracing_data,
-	    .tracing_data_size = c->set.tracing_data_size,
-	};
-	int rc = perfdata_writer_finish(c->w, &meta);
-	free(version);
+	uint64_t raw, file;
+	perfdata_writer_stats(c->w, &raw, &file);
+	int rc = perfdata_writer_finish(c->w, NULL);
+	if (rc == 0)
+		log_info("perf.data: %.1f MB of records in %.1f MB (zstd level %d)", raw / 1e6,
+			 file / 1e6, PERF_DATA_ZSTD_LEVEL);
 	return rc;
 }
 
@@ -510,19 +616,28 @@ static void collector_free(struct collector *c)
 		close(c->sigfd);
 	if (c->pidfd >= 0)
 		close(c->pidfd);
+	if (c->lock_fd >= 0)
+		close(c->lock_fd);
 	collect_events_release(&c->set);
 	free(c->ids);
 	free(c->event_samples);
 	free(c->trace_dir);
 	free(c->data_path);
 	free(c->zip_path);
+	free(c->version);
+	free(c->kallsyms);
+	for (size_t i = 0; i < c->bids.nseen; i++)
+		free(c->bids.seen[i]);
+	free(c->bids.seen);
+	free(c->exited);
 }
 
 int collect_run(const struct collect_opts *o)
 {
 	if (check_name(o->name) < 0)
 		return -1;
-	struct collector c = {.o = o, .pid = -1, .sigfd = -1, .pidfd = -1};
+	struct collector c = {.o = o, .pid = -1, .sigfd = -1, .pidfd = -1, .lock_fd = -1};
+	c.bids.c = &c;
 	const char *outdir = o->outdir && *o->outdir ? o->outdir : ".";
 	int rc = -1;
 
@@ -531,6 +646,14 @@ int collect_run(const struct collect_opts *o)
 		if (o->pid > INT32_MAX || proc_status((pid_t)o->pid, &st) < 0)
 			return pc_err("no process %ld", o->pid);
 		c.pid = st.tgid; /* a thread id given: record its whole process */
+		if (proc_is_kernel_thread(c.pid)) {
+			char comm[64] = "?";
+			proc_comm(c.pid, c.pid, comm, sizeof(comm));
+			fprintf(stderr,
+				"perfcollect-c: note: pid %d is a kernel thread (%s): only its "
+				"kernel stacks are sampled, and only while it runs on a CPU\n",
+				(int)c.pid, comm);
+		}
 	} else if (o->pid == 0) {
 		return pc_err("-pid needs a process id > 0");
 	}
@@ -539,11 +662,11 @@ int collect_run(const struct collect_opts *o)
 	c.trace_dir = xasprintf("%s/%s.trace", outdir, o->name);
 	c.data_path = xasprintf("%s/perf.data", c.trace_dir);
 	c.zip_path = xasprintf("%s/%s.trace.zip", outdir, o->name);
+	struct tracedir td = {
+	    .name = o->name, .outdir = outdir, .path = c.trace_dir, .zip_path = c.zip_path};
 	struct stat sb;
 	if (lstat(c.trace_dir, &sb) == 0) {
-		pc_err("%s already exists (left by an earlier run?); remove it or choose another "
-		       "name",
-		       c.trace_dir);
+		tracedir_refuse(&td);
 		goto out;
 	}
 
@@ -556,7 +679,7 @@ int collect_run(const struct collect_opts *o)
 		goto restore;
 	c.events = c.set.events;
 	c.nevents = c.set.nevents;
-	if (mkdir_p(c.trace_dir, 0755) < 0)
+	if ((c.lock_fd = tracedir_create(&td)) < 0)
 		goto restore;
 	char *log_path = xasprintf("%s/perfcollect.log", c.trace_dir);
 	if (log_open(log_path) < 0)
@@ -566,10 +689,27 @@ int collect_run(const struct collect_opts *o)
 	/* Before the events open: the code loads a .NET runtime then writes for methods it
 	 * compiled earlier carry timestamps before every sample, so lookups by time find them. */
 	bool dotnet_enabled = c.pid > 0 && dotnet_prepare_target(c.pid, !o->no_dotnet_ipc) == 1;
+	if (dotnet_enabled)
+		tracedir_note(&td, "dotnet-perfmap %d %" PRIu64 "\n", (int)c.pid,
+			      proc_start_time(c.pid));
+	/* Before the events open: copying it takes a while, and -pid events count at once
+	 * (they stay enabled so that the FORK records of threads created meanwhile show which
+	 * threads inherited them). */
+	c.kallsyms = xasprintf("%s/kallsyms", c.trace_dir);
+	if (synth_copy_kallsyms(c.kallsyms) < 0) {
+		log_warn("cannot copy /proc/kallsyms (%s); kernel frames may not resolve",
+			 pc_strerror());
+		free(c.kallsyms);
+		c.kallsyms = NULL;
+	}
 	struct recorder_opts ro = {.pid = c.pid, .ring_bytes = o->buffersize};
 	c.rec = recorder_open(&ro, c.events, c.nevents);
 	if (!c.rec)
 		goto abandon;
+	c.enabled_ns = monotonic_ns();
+	/* As opened: perf.data says what was recorded (user space only, after a fallback). */
+	for (size_t e = 0; e < c.nevents; e++)
+		c.events[e].attr = *recorder_event_attr(c.rec, e);
 	index_event_ids(&c);
 	if (c.pid > 0) {
 		c.pidfd = (int)syscall(SYS_pidfd_open, c.pid, 0);
@@ -587,12 +727,17 @@ int collect_run(const struct collect_opts *o)
 	int signo = 0;
 	uint64_t duration_ns = 0;
 	int rec_rc = record_to_file(&c, &why, &signo, &duration_ns);
+	/* Why the recording ended early (a full disk ...), said once more at the end. */
+	char *rec_err = rec_rc < 0 ? xstrdup(pc_strerror()) : NULL;
 	if (dotnet_enabled)
 		dotnet_finish_target(c.pid);
 	protect_postprocessing(c.zip_path, &old_mask);
-	if (rec_rc < 0) {
-		log_warn("recording failed: %s", pc_strerror());
+	if (rec_err && !c.w) {
+		log_warn("recording failed: %s", rec_err);
 	} else {
+		if (rec_err)
+			log_warn("recording stopped early: %s; what was written until then is kept",
+				 rec_err);
 		log_info("stop reason: %s; recorded for %.3f s", stop_reason(why, signo),
 			 duration_ns / 1e9);
 		log_info("samples written: %" PRIu64 ", records: %" PRIu64, c.samples, c.records);
@@ -605,6 +750,12 @@ int collect_run(const struct collect_opts *o)
 				 c.lost);
 		log_say("Stopped (%s): %" PRIu64 " samples in %.1f s", stop_reason(why, signo),
 			c.samples, duration_ns / 1e9);
+		if (!c.samples && c.pid > 0)
+			log_warn(
+			    "no samples: process %d did not run on a CPU while it was recorded "
+			    "(it slept or waited the whole time); -offcpu shows where it "
+			    "waits",
+			    (int)c.pid);
 	}
 	/* Events that opened fds while recording (record.h: tid_filter) have more ids now. */
 	for (size_t e = 0; c.w && e < c.nevents; e++) {
@@ -614,9 +765,11 @@ int collect_run(const struct collect_opts *o)
 	}
 	recorder_free(c.rec);
 	c.rec = NULL;
-	if (c.w && finish_file(&c) < 0) {
+	/* After a failed write the file stays as its last good flush left it: complete, but
+	 * for the build-ids. */
+	if (c.w && !rec_err && finish_file(&c) < 0) {
 		log_warn("cannot finish %s: %s", c.data_path, pc_strerror());
-		rec_rc = -1;
+		rec_err = xstrdup(pc_strerror());
 	}
 	perfdata_writer_free(c.w);
 	c.w = NULL;
@@ -630,19 +783,31 @@ int collect_run(const struct collect_opts *o)
 	};
 	struct postprocess_stats pst;
 	memset(&pst, 0, sizeof(pst));
-	if (postprocess_run(&ppo, &pst) < 0) {
-		/* The trace directory stays: it is all the user has. */
-		log_warn("post-processing failed: %s; the raw trace stays in %s", pc_strerror(),
+	if (postprocess_run(&ppo, &pst) < 0 || access(c.zip_path, F_OK) < 0) {
+		/* The trace directory stays: it is all the user has, and merge finishes it. */
+		char *pp_err = xstrdup(pc_strerror());
+		char *cmd = tracedir_merge_command(&td);
+		log_warn("post-processing failed: %s; the recording stays in %s", pp_err,
 			 c.trace_dir);
-		goto out_log;
+		log_close();
+		pc_err("%s%s%s%s. The recording is kept in %s; once that is fixed, finish it "
+		       "with: %s",
+		       rec_err ? "recording stopped early (" : "", rec_err ? rec_err : "",
+		       rec_err ? "); " : "", pp_err, c.trace_dir, cmd);
+		free(cmd);
+		free(pp_err);
+		free(rec_err);
+		goto out;
 	}
 	log_close();
 	if (rm_rf(c.trace_dir) < 0)
 		fprintf(stderr, "perfcollect-c: warning: %s\n", pc_strerror());
 	fprintf(stderr, "Trace saved to %s\n", c.zip_path);
-	rc = rec_rc < 0 ? -1 : 0;
-	if (rc < 0)
-		pc_err("recording failed; what was recorded is in %s", c.zip_path);
+	rc = rec_err ? -1 : 0;
+	if (rec_err)
+		pc_err("recording stopped early: %s; what was recorded until then is in %s",
+		       rec_err, c.zip_path);
+	free(rec_err);
 	goto out;
 
 abandon:
@@ -658,10 +823,6 @@ abandon:
 	}
 restore:
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
-	goto out;
-out_log:
-	log_close();
-	pc_err("post-processing failed; the raw trace stays in %s", c.trace_dir);
 out:
 	collector_free(&c);
 	return rc;

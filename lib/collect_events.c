@@ -4,11 +4,12 @@
 #include "record/tracepoints.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#define SAMPLE_FREQ 1000
+#define DEFAULT_FREQ 1000 /* perfcollect's */
 
 static void add_note(struct collect_events *ce, bool warn, char *text)
 {
@@ -35,7 +36,7 @@ static struct record_event *add_event(struct collect_events *ce, const char *nam
 	return ev;
 }
 
-/* A counter sampled at SAMPLE_FREQ Hz. */
+/* A counter sampled at ce->freq Hz. */
 static struct record_event *add_sampled(struct collect_events *ce, const char *name, uint32_t type,
 					uint64_t config)
 {
@@ -43,7 +44,7 @@ static struct record_event *add_sampled(struct collect_events *ce, const char *n
 	ev->attr.type = type;
 	ev->attr.config = config;
 	ev->attr.freq = 1;
-	ev->attr.sample_freq = SAMPLE_FREQ;
+	ev->attr.sample_freq = ce->freq;
 	return ev;
 }
 
@@ -208,9 +209,29 @@ static int add_tracepoints(struct collect_events *ce, bool one_process)
 	return tracing_data_build(names, n, &ce->tracing_data, &ce->tracing_data_size);
 }
 
+/* As perf record -F: above kernel.perf_event_max_sample_rate the kernel refuses the event,
+ * so the rate is lowered to it, and said. */
+static void set_freq(struct collect_events *ce, long want)
+{
+	ce->freq = want > 0 ? (uint64_t)want : DEFAULT_FREQ;
+	char *s = read_file("/proc/sys/kernel/perf_event_max_sample_rate", NULL);
+	long max = s ? atol(s) : 0;
+	free(s);
+	if (max > 0 && ce->freq > (uint64_t)max) {
+		add_note(ce, true,
+			 xasprintf("-freq %" PRIu64 " is above kernel.perf_event_max_sample_rate "
+				   "(%ld Hz): sampling at %ld Hz (raise it with 'sysctl "
+				   "kernel.perf_event_max_sample_rate=N'; the kernel lowers it "
+				   "again when sampling takes too long)",
+				   ce->freq, max, max));
+		ce->freq = (uint64_t)max;
+	}
+}
+
 int collect_events_build(struct collect_events *ce, const struct collect_opts *o, bool one_process)
 {
 	memset(ce, 0, sizeof(*ce));
+	set_freq(ce, o->freq);
 	/* perfcollect: -offcpu turns CPU samples off, -threadtime keeps them. */
 	if (!o->offcpu)
 		add_sampled(ce, "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
@@ -229,14 +250,25 @@ int collect_events_build(struct collect_events *ce, const struct collect_opts *o
 		collect_events_release(ce);
 		return pc_err("no event to record");
 	}
-	/* Side-band records come once, with the first event. */
-	struct perf_event_attr *first = &ce->events[0].attr;
-	first->mmap = 1;
-	first->mmap2 = 1;
-	first->comm = 1;
-	first->comm_exec = 1;
-	first->task = 1;
-	first->context_switch = tracepoints && one_process;
+	/* Side-band records come once: -pid, with the first event (which counts from the
+	 * start: its FORK records tell which threads inherited the events while they were
+	 * opened).  All CPUs, as perf record -a: the sampling events start disabled, so the
+	 * rings do not fill while /proc is read, and a dummy event opened enabled carries the
+	 * side-band from the start, so a process started meanwhile is not missed. */
+	struct perf_event_attr *sb = &ce->events[0].attr;
+	if (!one_process) {
+		for (size_t i = 0; i < ce->nevents; i++)
+			ce->events[i].attr.disabled = 1;
+		struct record_event *dummy =
+		    add_sampled(ce, "dummy:HG", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+		sb = &dummy->attr;
+	}
+	sb->mmap = 1;
+	sb->mmap2 = 1;
+	sb->comm = 1;
+	sb->comm_exec = 1;
+	sb->task = 1;
+	sb->context_switch = tracepoints && one_process;
 	return 0;
 }
 

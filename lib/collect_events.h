@@ -35,6 +35,7 @@ struct collect_events_note {
 struct collect_events {
 	struct record_event *events;
 	size_t nevents;
+	uint64_t freq; /* Hz of the sampled events (-freq, lowered to the kernel's maximum) */
 	/* perf's tracing data for the tracepoints (HEADER_TRACING_DATA); NULL without them */
 	void *tracing_data;
 	size_t tracing_data_size;

@@ -11,6 +11,7 @@ struct collect_opts {
 	const char *outdir;  /* where the zip goes (default ".") */
 	long pid;	     /* -1: system-wide */
 	double collectsec;   /* seconds, fractions allowed; 0: until stopped */
+	long freq;	     /* samples per second of each sampled event; 0: 1000 (perfcollect's) */
 	uint64_t buffersize; /* per ring buffer in bytes; 0: default */
 	bool threadtime, offcpu, hwevents, system;
 	bool no_dotnet_ipc;    /* do not ask the .NET runtime to write perf maps */

@@ -85,6 +85,43 @@ int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len)
 	return 0;
 }
 
+/* The fields of /proc/<pid>/stat after "pid (comm)" (comm may hold spaces and
+ * parentheses: they start after its last ')'); *text is to be freed, NULL when gone. */
+static const char *stat_fields(pid_t pid, char **text)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	*text = read_file(path, NULL);
+	char *p = *text ? strrchr(*text, ')') : NULL;
+	return p ? p + 1 : NULL;
+}
+
+bool proc_is_kernel_thread(pid_t pid)
+{
+	char *text;
+	const char *f = stat_fields(pid, &text);
+	unsigned long flags = 0; /* "state ppid pgrp session tty_nr tpgid flags ..." */
+	bool kthread = f && sscanf(f, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1 &&
+		       (flags & 0x00200000); /* PF_KTHREAD */
+	free(text);
+	return kthread;
+}
+
+uint64_t proc_start_time(pid_t pid)
+{
+	char *text;
+	const char *f = stat_fields(pid, &text);
+	unsigned long long start = 0;
+	/* field 22, the 20th after "(comm)" */
+	if (f && sscanf(f,
+			" %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
+			"%*d %llu",
+			&start) != 1)
+		start = 0;
+	free(text);
+	return start;
+}
+
 int proc_online_cpus(int **cpus, size_t *n)
 {
 	char *text = read_file("/proc/stat", NULL);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
+#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -325,4 +327,48 @@ void progress_free(struct progress *p)
 		fprintf(stderr, "\r\033[K");
 	free(p->what);
 	free(p);
+}
+
+/* The pid /proc/locks names for the flock on (dev, ino); 0 when not found. */
+static int flock_holder(dev_t dev, ino_t ino)
+{
+	char *text = read_file("/proc/locks", NULL);
+	int pid = 0;
+	for (char *line = text; line && *line && !pid;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		unsigned maj, min;
+		unsigned long long i;
+		int p;
+		char kind[16];
+		if (sscanf(line, "%*d: %15s %*s %*s %d %x:%x:%llu", kind, &p, &maj, &min, &i) ==
+			5 &&
+		    !strcmp(kind, "FLOCK") && maj == major(dev) && min == minor(dev) &&
+		    i == (unsigned long long)ino)
+			pid = p;
+		line = nl ? nl + 1 : NULL;
+	}
+	free(text);
+	return pid;
+}
+
+int lock_dir(const char *dir, int *holder)
+{
+	*holder = -1;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return pc_err_errno("cannot open %s", dir);
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	int e = errno;
+	struct stat st;
+	if (e == EWOULDBLOCK && fstat(fd, &st) == 0) {
+		*holder = flock_holder(st.st_dev, st.st_ino);
+		close(fd);
+		return pc_err("%s is in use by another process", dir);
+	}
+	close(fd);
+	errno = e;
+	return pc_err_errno("cannot lock %s", dir);
 }

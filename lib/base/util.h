@@ -44,6 +44,11 @@ int write_all(int fd, const void *buf, size_t len);
 int mkdir_p(const char *path, unsigned mode);
 /* Recursively remove a directory tree (used for temporary work directories). */
 int rm_rf(const char *path);
+/* An exclusive lock on directory dir (flock: held while the returned fd is open, released
+ * by the kernel when the holder dies).  Returns the fd; -1 when another process holds it
+ * (*holder: its pid, 0 if unknown) or the directory cannot be opened (*holder -1, message
+ * set). */
+int lock_dir(const char *dir, int *holder);
 
 /* Parse perfcollect sizes: "N", "NB", "NK", "NM", "NG" (case-insensitive), in bytes. */
 int parse_size(const char *s, uint64_t *out);

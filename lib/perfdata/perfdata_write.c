@@ -8,9 +8,13 @@
  * directly (perf looks for them at data.offset + data.size), so the head is laid out at the
  * first flush, when the events are normally known.  Events added after that go into a second
  * attr table behind the features at _finish().  Every flush rewrites the header's data.size,
- * so after a crash the file holds whole records up to the last flush and perf reads them;
- * the feature bits stay zero until _finish(), which is how a reader sees the file was not
- * finished.
+ * so after a crash the file holds whole records up to the last flush and perf reads them.
+ *
+ * With the meta given up front (_set_meta()), every flush also writes the features behind
+ * the new data, so a killed writer's file is complete but for the build-ids.  The features
+ * sit where the next data goes, so a flush is ordered to be safe at every step: header
+ * without features (old size) -> data over the old features -> new features -> header with
+ * the new size and the feature bits.
  */
 #include "perfdata_write.h"
 
@@ -21,9 +25,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zstd.h>
 
-/* Big enough that a busy recorder makes few syscalls (perf's own mmap chunk is similar). */
-#define WRITE_BUF_SIZE (8u << 20)
+/* Big enough that a busy recorder makes few syscalls, small enough that what a crash loses
+ * stays a few MB (the flush interval bounds it in time). */
+#define WRITE_BUF_SIZE (2u << 20)
+
+/* Raw bytes per PERF_RECORD_COMPRESSED: its zstd output (at most ZSTD_compressBound of
+ * this) fits the 16-bit record size, and perf decompresses each record into a buffer of
+ * the HEADER_COMPRESSED mmap_len, which we announce as this. */
+#define COMP_CHUNK (32u << 10)
 
 /* perf 6.1 refuses attrs larger than its own struct (PERF_ATTR_SIZE_VER7); newer fields
  * are only written when set. */
@@ -51,6 +62,21 @@ struct perfdata_writer {
 
 	struct perfdata_build_id *build_ids;
 	size_t nbuild_ids, build_ids_cap;
+
+	uint64_t flush_interval_ns; /* 0: flush only when the buffer is full */
+	uint64_t last_flush_ns;
+	bool wrote_records; /* a record came through _write(): no more header records */
+
+	const struct perfdata_meta *meta; /* _set_meta(): features at every flush */
+	struct pd_buf *feat_cache;	  /* their bodies, encoded once */
+	bool *feat_present;
+	bool features_on_disk; /* the header's feature bits are set */
+
+	ZSTD_CCtx *zc; /* compressing: records go to stage, then as COMPRESSED into buf */
+	int zlevel;
+	uint8_t *stage;
+	size_t stage_len;
+	uint64_t raw_bytes; /* records given to _write(), before compression */
 };
 
 static int pwrite_all(struct perfdata_writer *w, const void *p, size_t len, uint64_t off)
@@ -201,20 +227,69 @@ int perfdata_writer_set_ids(struct perfdata_writer *w, size_t i, const uint64_t 
 	return 0;
 }
 
+static int compress_stage(struct perfdata_writer *w);
+static int write_features(struct perfdata_writer *w, const struct perfdata_meta *meta, uint64_t off,
+			  bool cached, uint64_t bits[HEADER_FEAT_BITS / 64], uint64_t *end);
+
+/* The header without feature bits, before anything overwrites the features it names. */
+static int drop_features(struct perfdata_writer *w)
+{
+	if (!w->features_on_disk)
+		return 0;
+	w->features_on_disk = false;
+	return write_header(w, NULL);
+}
+
+/* Appends len bytes to the data section on disk, keeping the file readable at every step. */
+static int append_data(struct perfdata_writer *w, const void *p, size_t len)
+{
+	bool had_features = w->features_on_disk;
+	if (drop_features(w))
+		return -1;
+	if (pwrite_all(w, p, len, w->data_offset + w->data_on_disk)) {
+		/* A full disk: put the features back where they were (those blocks are
+		 * allocated already), so the file stays complete up to the last flush. */
+		if (had_features) {
+			char *why = xstrdup(pc_strerror());
+			uint64_t bits[HEADER_FEAT_BITS / 64] = {0}, end;
+			w->failed = false;
+			if (write_features(w, w->meta, w->data_offset + w->data_on_disk, true, bits,
+					   &end) == 0 &&
+			    write_header(w, bits) == 0)
+				w->features_on_disk = true;
+			w->failed = true;
+			pc_err("%s", why);
+			free(why);
+		}
+		return -1;
+	}
+	w->data_on_disk += len;
+	/* Only now claim the new records, so a crash never leaves a size past whole records. */
+	if (!w->meta || w->nevents != w->nevents_laid_out)
+		return write_header(w, NULL);
+	uint64_t bits[HEADER_FEAT_BITS / 64] = {0}, end;
+	if (write_features(w, w->meta, w->data_offset + w->data_on_disk, true, bits, &end) ||
+	    write_header(w, bits))
+		return -1;
+	w->features_on_disk = true;
+	return 0;
+}
+
 static int flush(struct perfdata_writer *w)
 {
 	if (w->failed)
 		return pc_err("%s: an earlier write failed", w->path);
+	if (compress_stage(w) < 0)
+		return -1;
+	w->last_flush_ns = monotonic_ns();
 	if (!w->laid_out && lay_out(w))
 		return -1;
 	if (!w->buf_len)
 		return 0;
-	if (pwrite_all(w, w->buf, w->buf_len, w->data_offset + w->data_on_disk))
+	if (append_data(w, w->buf, w->buf_len))
 		return -1;
-	w->data_on_disk += w->buf_len;
 	w->buf_len = 0;
-	/* Only now claim the new records, so a crash never leaves a size past whole records. */
-	return write_header(w, NULL);
+	return 0;
 }
 
 int perfdata_writer_flush(struct perfdata_writer *w)
@@ -224,34 +299,151 @@ int perfdata_writer_flush(struct perfdata_writer *w)
 	return flush(w);
 }
 
-int perfdata_writer_write(struct perfdata_writer *w, const void *record, size_t len)
+/* Appends bytes bound for the file to buf, flushing first when they do not fit. */
+static int put_file_bytes(struct perfdata_writer *w, const void *p, size_t len)
 {
-	if (__builtin_expect(len <= WRITE_BUF_SIZE - w->buf_len && !w->finished, 1)) {
-		memcpy(w->buf + w->buf_len, record, len);
+	if (__builtin_expect(len <= WRITE_BUF_SIZE - w->buf_len, 1)) {
+		memcpy(w->buf + w->buf_len, p, len);
 		w->buf_len += len;
 		return 0;
 	}
-	if (w->finished)
-		return pc_err("%s: record written after finish", w->path);
 	if (flush(w))
 		return -1;
 	if (len <= WRITE_BUF_SIZE) {
-		memcpy(w->buf, record, len);
+		memcpy(w->buf, p, len);
 		w->buf_len = len;
 		return 0;
 	}
-	/* Larger than the whole buffer: straight to the file. */
-	if (pwrite_all(w, record, len, w->data_offset + w->data_on_disk))
-		return -1;
-	w->data_on_disk += len;
-	return write_header(w, NULL);
+	return append_data(w, p, len); /* larger than the whole buffer */
+}
+
+/* The staged bytes as one PERF_RECORD_COMPRESSED in buf.  Each record is flushed to a zstd
+ * block boundary (the frame is never ended, as perf does), so the data decodes up to any
+ * record: a file cut after one reads to there.  A record may straddle two COMPRESSED
+ * records; perf and our reader carry the rest over. */
+static int compress_stage(struct perfdata_writer *w)
+{
+	if (!w->zc || !w->stage_len)
+		return 0;
+	uint8_t out[sizeof(struct perf_event_header) + ZSTD_COMPRESSBOUND(COMP_CHUNK)];
+	ZSTD_outBuffer ob = {out + sizeof(struct perf_event_header),
+			     sizeof(out) - sizeof(struct perf_event_header), 0};
+	ZSTD_inBuffer ib = {w->stage, w->stage_len, 0};
+	size_t left;
+	do {
+		left = ZSTD_compressStream2(w->zc, &ob, &ib, ZSTD_e_flush);
+		if (ZSTD_isError(left)) {
+			w->failed = true;
+			return pc_err("%s: zstd compression failed: %s", w->path,
+				      ZSTD_getErrorName(left));
+		}
+	} while (left && ob.pos < ob.size);
+	if (left) {
+		w->failed = true;
+		return pc_err("%s: zstd output larger than its bound", w->path);
+	}
+	struct perf_event_header h = {.type = PERF_RECORD_COMPRESSED,
+				      .size = (uint16_t)(sizeof(h) + ob.pos)};
+	memcpy(out, &h, sizeof(h));
+	w->stage_len = 0;
+	return put_file_bytes(w, out, h.size);
+}
+
+int perfdata_writer_write(struct perfdata_writer *w, const void *record, size_t len)
+{
+	if (w->finished)
+		return pc_err("%s: record written after finish", w->path);
+	w->wrote_records = true;
+	w->raw_bytes += len;
+	if (!w->zc)
+		return put_file_bytes(w, record, len);
+	const uint8_t *p = record;
+	while (len) {
+		size_t n = COMP_CHUNK - w->stage_len;
+		if (n > len)
+			n = len;
+		memcpy(w->stage + w->stage_len, p, n);
+		w->stage_len += n;
+		p += n;
+		len -= n;
+		if (w->stage_len == COMP_CHUNK && compress_stage(w) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 int perfdata_writer_finished_round(struct perfdata_writer *w)
 {
 	struct perf_event_header h = {
 	    .type = PERF_RECORD_FINISHED_ROUND, .misc = 0, .size = sizeof(h)};
-	return perfdata_writer_write(w, &h, sizeof(h));
+	if (perfdata_writer_write(w, &h, sizeof(h)) < 0)
+		return -1;
+	if (w->flush_interval_ns && monotonic_ns() - w->last_flush_ns >= w->flush_interval_ns)
+		return flush(w);
+	return 0;
+}
+
+void perfdata_writer_set_flush_interval(struct perfdata_writer *w, uint64_t ns)
+{
+	w->flush_interval_ns = ns;
+	w->last_flush_ns = monotonic_ns();
+}
+
+/* A user record at the start of the data, before any kernel record. */
+static int header_record_allowed(struct perfdata_writer *w, const char *what)
+{
+	if (w->wrote_records || w->finished)
+		return pc_err("%s: %s must come before the first record", w->path, what);
+	return 0;
+}
+
+static void put_feature_record(struct perfdata_writer *w, int feat, const struct pd_buf *body)
+{
+	struct perf_event_header h = {.type = PERF_RECORD_HEADER_FEATURE,
+				      .size = (uint16_t)(sizeof(h) + 8 + body->len)};
+	uint64_t id = (uint64_t)feat;
+	put_file_bytes(w, &h, sizeof(h));
+	put_file_bytes(w, &id, sizeof(id));
+	put_file_bytes(w, body->data, body->len);
+}
+
+/* HEADER_COMPRESSED: u32 version, type (1: zstd), level, ratio, mmap_len. */
+static void encode_compressed(const struct perfdata_writer *w, struct pd_buf *b)
+{
+	uint64_t file = w->data_on_disk + w->buf_len;
+	uint32_t ratio = file ? (uint32_t)((w->raw_bytes + file / 2) / file) : 0;
+	pd_buf_put_u32(b, 0);
+	pd_buf_put_u32(b, 1);
+	pd_buf_put_u32(b, (uint32_t)w->zlevel);
+	pd_buf_put_u32(b, ratio);
+	pd_buf_put_u32(b, COMP_CHUNK);
+}
+
+int perfdata_writer_compress(struct perfdata_writer *w, int level)
+{
+	if (header_record_allowed(w, "compression") < 0)
+		return -1;
+	if (w->zc)
+		return 0;
+	w->zc = ZSTD_createCCtx();
+	if (!w->zc || ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, level)))
+		return pc_err("%s: cannot set up zstd compression (level %d)", w->path, level);
+	w->zlevel = level;
+	w->stage = xmalloc(COMP_CHUNK);
+	/* perf learns how to decompress from this feature; in the data too, because a file
+	 * whose writer was killed has no feature sections. */
+	struct pd_buf b = {0};
+	encode_compressed(w, &b);
+	put_feature_record(w, HEADER_COMPRESSED, &b);
+	pd_buf_free(&b);
+	return w->failed ? -1 : 0;
+}
+
+void perfdata_writer_stats(const struct perfdata_writer *w, uint64_t *records_bytes,
+			   uint64_t *file_bytes)
+{
+	*records_bytes = w->raw_bytes;
+	*file_bytes = w->data_on_disk + w->buf_len;
 }
 
 void perfdata_writer_add_build_id(struct perfdata_writer *w, const struct perfdata_build_id *b)
@@ -272,19 +464,33 @@ void perfdata_writer_add_build_id(struct perfdata_writer *w, const struct perfda
 
 uint64_t perfdata_writer_data_size(const struct perfdata_writer *w)
 {
-	return w->data_on_disk + w->buf_len;
+	return w->data_on_disk + w->buf_len + w->stage_len;
 }
 
 /* Features we write, in bit order (perf reads the index in that order). */
 static const int written_features[] = {
     HEADER_TRACING_DATA, HEADER_BUILD_ID,   HEADER_HOSTNAME, HEADER_OSRELEASE,	HEADER_VERSION,
     HEADER_ARCH,	 HEADER_NRCPUS,	    HEADER_CPUDESC,  HEADER_CPUID,	HEADER_TOTAL_MEM,
-    HEADER_CMDLINE,	 HEADER_EVENT_DESC, HEADER_CLOCKID,  HEADER_CLOCK_DATA,
+    HEADER_CMDLINE,	 HEADER_EVENT_DESC, HEADER_CLOCKID,  HEADER_COMPRESSED, HEADER_CLOCK_DATA,
 };
 
-/* Writes the feature index and bodies at `off`; sets the feature bits; returns the end. */
+/* One feature's body; false when the file has none. */
+static bool encode_feature(const struct perfdata_writer *w, const struct pd_feature_input *in,
+			   int feat, struct pd_buf *body)
+{
+	if (feat == HEADER_COMPRESSED) {
+		if (w->zc)
+			encode_compressed(w, body);
+		return w->zc != NULL;
+	}
+	return perfdata_feature_encode(feat, in, body) > 0;
+}
+
+/* Writes the feature index and bodies at `off`; sets the feature bits; returns the end.
+ * cached: the bodies encoded at the first call are reused (all but the compression ratio,
+ * which changes), so a flush does not probe the machine again. */
 static int write_features(struct perfdata_writer *w, const struct perfdata_meta *meta, uint64_t off,
-			  uint64_t bits[HEADER_FEAT_BITS / 64], uint64_t *end)
+			  bool cached, uint64_t bits[HEADER_FEAT_BITS / 64], uint64_t *end)
 {
 	struct pd_feature_input in = {
 	    .meta = meta,
@@ -294,17 +500,34 @@ static int write_features(struct perfdata_writer *w, const struct perfdata_meta 
 	    .build_ids = w->build_ids,
 	    .nbuild_ids = w->nbuild_ids,
 	};
-	struct pd_buf body[ARRAY_SIZE(written_features)];
-	bool present[ARRAY_SIZE(written_features)];
+	enum { N = ARRAY_SIZE(written_features) };
+	struct pd_buf fresh[N];
+	bool fresh_present[N];
+	struct pd_buf *body = fresh;
+	bool *present = fresh_present;
+	memset(fresh, 0, sizeof(fresh));
+	if (cached && !w->feat_cache) {
+		w->feat_cache = xcalloc(N, sizeof(*w->feat_cache));
+		w->feat_present = xcalloc(N, sizeof(*w->feat_present));
+		for (size_t i = 0; i < N; i++)
+			w->feat_present[i] =
+			    encode_feature(w, &in, written_features[i], &w->feat_cache[i]);
+	}
+	if (cached) {
+		body = w->feat_cache;
+		present = w->feat_present;
+	}
 	size_t nfeat = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(written_features); i++) {
-		memset(&body[i], 0, sizeof(body[i]));
-		present[i] = perfdata_feature_encode(written_features[i], &in, &body[i]) > 0;
+	for (size_t i = 0; i < N; i++) {
+		if (!cached || written_features[i] == HEADER_COMPRESSED) {
+			body[i].len = 0;
+			present[i] = encode_feature(w, &in, written_features[i], &body[i]);
+		}
 		nfeat += present[i];
 	}
 	struct pd_buf out = {0};
 	uint64_t at = off + nfeat * sizeof(struct perf_file_section);
-	for (size_t i = 0; i < ARRAY_SIZE(written_features); i++) {
+	for (size_t i = 0; i < N; i++) {
 		if (!present[i])
 			continue;
 		struct perf_file_section s = {at, body[i].len};
@@ -312,26 +535,36 @@ static int write_features(struct perfdata_writer *w, const struct perfdata_meta 
 		at += body[i].len;
 		bits[written_features[i] / 64] |= 1ULL << (written_features[i] % 64);
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(written_features); i++) {
+	for (size_t i = 0; i < N; i++)
 		if (present[i])
 			pd_buf_put(&out, body[i].data, body[i].len);
-		pd_buf_free(&body[i]);
-	}
+	if (!cached)
+		for (size_t i = 0; i < N; i++)
+			pd_buf_free(&fresh[i]);
 	int r = pwrite_all(w, out.data, out.len, off);
 	*end = off + out.len;
 	pd_buf_free(&out);
 	return r;
 }
 
+void perfdata_writer_set_meta(struct perfdata_writer *w, const struct perfdata_meta *meta)
+{
+	w->meta = meta;
+}
+
 int perfdata_writer_finish(struct perfdata_writer *w, const struct perfdata_meta *meta)
 {
 	if (w->finished)
 		return 0;
+	if (!meta)
+		meta = w->meta;
 	if (flush(w))
 		return -1;
 	uint64_t bits[HEADER_FEAT_BITS / 64] = {0};
 	uint64_t end;
-	if (write_features(w, meta, w->data_offset + w->data_on_disk, bits, &end))
+	/* The final features (with build-ids) go where a flush wrote its own. */
+	if (drop_features(w) ||
+	    write_features(w, meta, w->data_offset + w->data_on_disk, false, bits, &end))
 		return -1;
 	/* Events added after the lay-out (or needing a larger attr): a full new table. */
 	if (w->nevents != w->nevents_laid_out || w->table_attr_size != w->attr_size ||
@@ -339,9 +572,11 @@ int perfdata_writer_finish(struct perfdata_writer *w, const struct perfdata_meta
 		if (write_attr_table(w, (end + 7) & ~(uint64_t)7, &end))
 			return -1;
 	}
-	/* O_TRUNC at open: nothing stale lies beyond `end`. */
 	if (write_header(w, bits))
 		return -1;
+	/* Earlier flushes' features may reach past `end`. */
+	if (ftruncate(w->fd, (off_t)end) < 0)
+		return pc_err_errno("%s: cannot truncate", w->path);
 	w->finished = true;
 	return 0;
 }
@@ -352,7 +587,8 @@ void perfdata_writer_free(struct perfdata_writer *w)
 		return;
 	/* Not finished: keep what was written, readable as an unfinished file.  The caller's
 	 * error message (likely why it gives up) is what stays recorded. */
-	if (!w->finished && !w->failed && w->fd >= 0 && (w->buf_len || !w->laid_out)) {
+	if (!w->finished && !w->failed && w->fd >= 0 &&
+	    (w->buf_len || w->stage_len || !w->laid_out)) {
 		char saved[512];
 		snprintf(saved, sizeof(saved), "%s", pc_strerror());
 		flush(w);
@@ -368,6 +604,13 @@ void perfdata_writer_free(struct perfdata_writer *w)
 	for (size_t i = 0; i < w->nbuild_ids; i++)
 		free((char *)w->build_ids[i].filename);
 	free(w->build_ids);
+	if (w->feat_cache)
+		for (size_t i = 0; i < ARRAY_SIZE(written_features); i++)
+			pd_buf_free(&w->feat_cache[i]);
+	free(w->feat_cache);
+	free(w->feat_present);
+	ZSTD_freeCCtx(w->zc);
+	free(w->stage);
 	free(w->buf);
 	free(w->path);
 	free(w);

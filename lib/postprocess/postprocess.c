@@ -359,7 +359,13 @@ int postprocess_run(const struct postprocess_opts *o_in, struct postprocess_stat
 	if (!o.loose)
 		jitfiles_add_dir(jf);
 	jitfiles_log(jf);
-	int pr = pack(&o, out_dir, txt, jf, w);
+	int pr;
+	if (ret < 0 && o.all_or_nothing) {
+		archive_writer_free(w); /* discards what it began */
+		pr = 0;
+	} else {
+		pr = pack(&o, out_dir, txt, jf, w);
+	}
 	if (pr < 0)
 		ret = -1;
 	else if (err)

@@ -26,6 +26,9 @@ struct postprocess_opts {
 	bool loose;	       /* trace_dir is only where a bare perf.data lies (e.g. /tmp):
 				  pack the JIT files of sampled processes, not every map in it */
 	const char *symfs;     /* ELF files under this directory (symbols.h); NULL: / */
+	bool all_or_nothing;   /* no archive at all when perf.data cannot be read or
+				  perf.data.txt cannot be written (merge); else the archive
+				  keeps what there is (collect: never lose a recording) */
 };
 
 struct postprocess_stats {

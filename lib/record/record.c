@@ -23,6 +23,9 @@
 /* With tid_filter events, this often: a new thread's switches count from the drain that
  * reads its FORK record on. */
 #define POLL_FILTER_MS 20
+/* Unprivileged, the rings count against kernel.perf_event_mlock_kb (516 KiB per CPU by
+ * default) and then RLIMIT_MEMLOCK: perf record's default for a user, which fits. */
+#define DEFAULT_RING_BYTES_USER (512u << 10)
 
 struct ring {
 	int cpu;
@@ -61,6 +64,7 @@ struct recorder {
 	uint64_t *filtered_ids; /* every id of the tid_filter events, sorted */
 	size_t nfiltered_ids;
 	unsigned char *scratch; /* a record that wraps the ring end is copied here */
+	bool user_only;		/* kernel samples were refused: user space only */
 };
 
 int online_cpus(int **cpus, size_t *n)
@@ -111,12 +115,34 @@ static int paranoid_level(void)
 	return v;
 }
 
+/* The owner of another user's process we may not record (perf_event_open's ptrace check:
+ * root or CAP_SYS_PTRACE whatever kernel.perf_event_paranoid says); -1 when that is not it. */
+static long foreign_owner(pid_t pid)
+{
+	struct proc_status st;
+	if (pid <= 0 || geteuid() == 0 || proc_status(pid, &st) < 0 || st.uid == geteuid())
+		return -1;
+	return (long)st.uid;
+}
+
 /* One line naming the cause and the fix, from perf_event_open's errno. */
 static int open_error(int err, const char *event, pid_t pid)
 {
+	long owner;
 	switch (err) {
 	case EACCES:
 	case EPERM:
+		if ((owner = foreign_owner(pid)) >= 0)
+			return pc_err("no permission to record process %d: it belongs to uid %ld "
+				      "and you are uid %ld; recording another user's process needs "
+				      "root or CAP_SYS_PTRACE",
+				      (int)pid, owner, (long)geteuid());
+		if (!strncmp(event, "sched:", 6) && paranoid_level() > -1)
+			return pc_err("no permission to record the scheduler tracepoint %s "
+				      "(kernel.perf_event_paranoid is %d): -threadtime and -offcpu "
+				      "need root, CAP_PERFMON, or 'sysctl "
+				      "kernel.perf_event_paranoid=-1'",
+				      event, paranoid_level());
 		return pc_err(
 		    "no permission to record %s (kernel.perf_event_paranoid is %d): run as "
 		    "root, grant CAP_PERFMON, or run 'sysctl kernel.perf_event_paranoid=%d'",
@@ -232,6 +258,32 @@ static int map_ring(struct recorder *r, struct ring *ring, int fd)
 	return 0;
 }
 
+/* As perf record: where kernel.perf_event_paranoid keeps an unprivileged user from kernel
+ * samples (2, the upstream default), a process of their own is still recorded, user space
+ * only.  Turns that on for every event (one file, one kind of stacks) and says so once.
+ * Only before the first fd is open; tracepoints are kernel events and stay as they are. */
+static bool user_only_fallback(struct recorder *r, struct opened_event *ev, pid_t tid)
+{
+	if (r->user_only || r->nfds || tid < 0 || ev->ev.attr.exclude_kernel ||
+	    ev->ev.attr.type == PERF_TYPE_TRACEPOINT || foreign_owner(r->pid) >= 0 ||
+	    paranoid_level() < 2)
+		return false;
+	for (size_t e = 0; e < r->nevents; e++) {
+		struct perf_event_attr *a = &r->events[e].ev.attr;
+		if (a->type == PERF_TYPE_TRACEPOINT)
+			return false;
+		a->exclude_kernel = 1;
+		a->exclude_hv = 1;
+		a->exclude_callchain_kernel = 1;
+	}
+	r->user_only = true;
+	log_warn("kernel frames are off: kernel.perf_event_paranoid is %d and you are not "
+		 "privileged, so only user-space samples are recorded (for kernel frames too: run "
+		 "as root, grant CAP_PERFMON, or 'sysctl kernel.perf_event_paranoid=1')",
+		 paranoid_level());
+	return true;
+}
+
 /* Opens event ev for (tid, cpu index ci): maps the CPU's ring on the first fd, redirects
  * later ones into it.  Returns 0, or the errno of a failed perf_event_open (> 0), or -1 on
  * another failure (message set). */
@@ -240,6 +292,9 @@ static int open_one(struct recorder *r, struct opened_event *ev, pid_t tid, size
 	struct ring *ring = &r->rings[ci];
 	int fd = (int)syscall(SYS_perf_event_open, &ev->ev.attr, tid, ring->cpu, -1,
 			      PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && (errno == EACCES || errno == EPERM) && user_only_fallback(r, ev, tid))
+		fd = (int)syscall(SYS_perf_event_open, &ev->ev.attr, tid, ring->cpu, -1,
+				  PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return errno;
 	grow_array((void **)&r->fds, &r->fds_cap, r->nfds + 1, sizeof(*r->fds));
@@ -507,7 +562,7 @@ static int round_ring_bytes(uint64_t want, uint64_t *out)
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	bool asked = want != 0;
 	if (!want)
-		want = DEFAULT_RING_BYTES;
+		want = geteuid() == 0 ? DEFAULT_RING_BYTES : DEFAULT_RING_BYTES_USER;
 	if (want > MAX_RING_BYTES) {
 		char sz[32];
 		return pc_err("-buffersize %s per CPU is more than any kernel maps; use at most 1G",
@@ -627,6 +682,22 @@ size_t recorder_nr_ids(const struct recorder *r)
 size_t recorder_nr_threads(const struct recorder *r)
 {
 	return r->ntids;
+}
+
+const struct perf_event_attr *recorder_event_attr(const struct recorder *r, size_t i)
+{
+	return i < r->nevents ? &r->events[i].ev.attr : NULL;
+}
+
+bool recorder_user_only(const struct recorder *r)
+{
+	return r->user_only;
+}
+
+void recorder_enable(struct recorder *r)
+{
+	for (size_t i = 0; i < r->nfds; i++)
+		ioctl(r->fds[i], PERF_EVENT_IOC_ENABLE, 0);
 }
 
 void recorder_disable(struct recorder *r)

@@ -61,7 +61,14 @@ const uint64_t *recorder_event_ids(const struct recorder *r, size_t i, size_t *n
 size_t recorder_nr_ids(const struct recorder *r);
 /* The threads events were opened for (-pid), after the re-scan. */
 size_t recorder_nr_threads(const struct recorder *r);
+/* Event i's attr as opened (what perf.data must say: the fallback below changes it). */
+const struct perf_event_attr *recorder_event_attr(const struct recorder *r, size_t i);
+/* Kernel samples were refused (kernel.perf_event_paranoid 2, unprivileged, own process):
+ * the events were opened user space only, as perf record does, with one warning. */
+bool recorder_user_only(const struct recorder *r);
 
+/* Starts the events opened disabled (attr.disabled): PERF_EVENT_IOC_ENABLE on every fd. */
+void recorder_enable(struct recorder *r);
 /* Stops sampling (PERF_EVENT_IOC_DISABLE); records already in the rings stay there. */
 void recorder_disable(struct recorder *r);
 

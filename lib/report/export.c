@@ -1,5 +1,6 @@
 /* export: see export.h. */
 #include "export.h"
+#include "base/outfile.h"
 #include "flamegraph.h"
 #include "speedscope.h"
 
@@ -14,12 +15,12 @@
 #define NS_PER_US 1000ULL
 
 static const struct {
-	const char *name, *ext;
+	const char *name, *ext, *what;
 } formats[] = {
-    [EXPORT_SVG] = {"svg", ".svg"},
-    [EXPORT_FOLDED] = {"folded", ".folded"},
-    [EXPORT_PPROF] = {"pprof", ".pb.gz"},
-    [EXPORT_SPEEDSCOPE] = {"speedscope", ".speedscope.json"},
+    [EXPORT_SVG] = {"svg", ".svg", "the flame graph"},
+    [EXPORT_FOLDED] = {"folded", ".folded", "folded stacks"},
+    [EXPORT_PPROF] = {"pprof", ".pb.gz", "the pprof profile"},
+    [EXPORT_SPEEDSCOPE] = {"speedscope", ".speedscope.json", "the speedscope file"},
 };
 
 int export_format_parse(const char *s)
@@ -33,6 +34,11 @@ int export_format_parse(const char *s)
 const char *export_extension(enum export_format f)
 {
 	return formats[f].ext;
+}
+
+const char *export_what(enum export_format f)
+{
+	return formats[f].what;
 }
 
 static int write_svg(FILE *out, const struct export_job *j)
@@ -114,23 +120,12 @@ int export_write(const struct export_job *j)
 {
 	if (!strcmp(j->path, "-"))
 		return write_to(stdout, j);
-	char *tmp = xasprintf("%s.tmp.%d", j->path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	int rc = -1;
-	if (!f) {
-		pc_err_errno("cannot create %s", tmp);
-		if (fd >= 0)
-			close(fd);
-	} else {
-		rc = write_to(f, j);
-		if (fclose(f) && !rc)
-			rc = pc_err_errno("cannot write %s", tmp);
-		if (!rc && rename(tmp, j->path) < 0)
-			rc = pc_err_errno("cannot rename %s to %s", tmp, j->path);
+	struct outfile *o = outfile_open(j->path);
+	if (!o)
+		return -1;
+	if (write_to(outfile_stream(o), j)) {
+		outfile_abort(o);
+		return -1;
 	}
-	if (rc)
-		unlink(tmp);
-	free(tmp);
-	return rc;
+	return outfile_commit(o);
 }

@@ -15,6 +15,8 @@ enum export_format { EXPORT_SVG, EXPORT_FOLDED, EXPORT_PPROF, EXPORT_SPEEDSCOPE 
 int export_format_parse(const char *s);
 /* What a file of the format is called after the trace: ".svg", ".pb.gz" ... */
 const char *export_extension(enum export_format f);
+/* What a file of the format is, for messages: "the flame graph" ... */
+const char *export_what(enum export_format f);
 
 struct export_job {
 	enum export_format format;

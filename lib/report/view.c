@@ -5,6 +5,7 @@
 #include "perfdata/perfdata_write.h"
 
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -226,17 +227,33 @@ static int open_input(const char *path, struct input *in)
 		return pc_err_errno("cannot open %s", path);
 	if (S_ISDIR(st.st_mode)) {
 		char *txt = xasprintf("%s/perf.data.txt", path);
+		char *data = xasprintf("%s/perf.data", path);
 		in->f = fopen(txt, "re");
+		int e = errno;
+		bool raw = !in->f && access(data, F_OK) == 0;
 		free(txt);
+		free(data);
+		if (raw)
+			return pc_err("%s has no perf.data.txt yet, only the raw perf.data: "
+				      "'perfcollect-c merge %s' writes the trace to view",
+				      path, path);
+		errno = e;
 		if (!in->f)
 			return pc_err_errno("cannot open perf.data.txt in %s", path);
 		return 0;
 	}
+	if (S_ISREG(st.st_mode) && st.st_size == 0)
+		return pc_err("%s is empty (0 bytes): not a trace", path);
 	in->f = fopen(path, "re");
 	if (!in->f)
 		return pc_err_errno("cannot open %s", path);
-	char magic[4];
-	bool zip = fread(magic, 1, 4, in->f) == 4 && !memcmp(magic, "PK\3\4", 4);
+	char magic[8];
+	size_t got = fread(magic, 1, sizeof(magic), in->f);
+	if (got == 8 && (!memcmp(magic, "PERFILE2", 8) || !memcmp(magic, "2ELIFREP", 8)))
+		return pc_err("%s is a raw perf.data, not its text: 'perfcollect-c merge %s' "
+			      "symbolizes it into a .trace.zip to view",
+			      path, path);
+	bool zip = got >= 4 && !memcmp(magic, "PK\3\4", 4);
 	if (!zip) {
 		rewind(in->f);
 		return 0;
@@ -247,10 +264,14 @@ static int open_input(const char *path, struct input *in)
 	if (!in->zip)
 		return -1;
 	long idx = archive_reader_find(in->zip, "perf.data.txt");
-	if (idx < 0)
-		return pc_err("%s has no perf.data.txt (only raw data? 'perfcollect-c merge %s' "
-			      "writes it)",
+	if (idx < 0 && archive_reader_find(in->zip, "perf.data") >= 0)
+		return pc_err("%s has no perf.data.txt, only the raw perf.data: 'perfcollect-c "
+			      "merge %s' writes a trace with it (under a new name)",
 			      path, path);
+	if (idx < 0)
+		return pc_err("%s is a zip but not a trace: it has neither perf.data.txt nor "
+			      "perf.data",
+			      path);
 	in->f = archive_reader_open_entry(in->zip, (size_t)idx);
 	return in->f ? 0 : -1;
 }

@@ -99,6 +99,34 @@ static void table_put(struct table *t, uint32_t key, void *val)
 	}
 }
 
+/* Removes key (backward-shift deletion: later entries of its probe run move up, so
+ * lookups need no tombstones).  Returns its value, NULL if absent. */
+static void *table_remove(struct table *t, uint32_t key)
+{
+	if (!t->cap)
+		return NULL;
+	size_t mask = t->cap - 1, i = hash32(key) & mask;
+	while (t->slots[i] && t->keys[i] != key)
+		i = (i + 1) & mask;
+	void *val = t->slots[i];
+	if (!val)
+		return NULL;
+	t->slots[i] = NULL;
+	t->n--;
+	for (size_t j = (i + 1) & mask; t->slots[j]; j = (j + 1) & mask) {
+		size_t home = hash32(t->keys[j]) & mask;
+		/* j may fill the hole at i unless its home lies cyclically in (i, j] */
+		bool stays = i <= j ? home > i && home <= j : home > i || home <= j;
+		if (stays)
+			continue;
+		t->slots[i] = t->slots[j];
+		t->keys[i] = t->keys[j];
+		t->slots[j] = NULL;
+		i = j;
+	}
+	return val;
+}
+
 static void table_free(struct table *t)
 {
 	free(t->slots);
@@ -448,6 +476,35 @@ void machine_foreach_hit_map(struct machine *m,
 		for (size_t i = 0; i < p->maps.n; i++)
 			if (p->maps.v[i].hit)
 				fn(arg, p->pid, false, &p->maps.v[i]);
+	}
+}
+
+void machine_foreach_hit_map_of(struct machine *m, uint32_t pid,
+				void (*fn)(void *arg, uint32_t pid, bool kernel,
+					   const struct map *map),
+				void *arg)
+{
+	struct process *p = find_process(m, pid, false);
+	for (size_t i = 0; p && i < p->maps.n; i++)
+		if (p->maps.v[i].hit)
+			fn(arg, p->pid, false, &p->maps.v[i]);
+}
+
+void machine_forget(struct machine *m, uint32_t pid, uint32_t tid)
+{
+	struct thread *t = table_get(&m->threads, tid);
+	if (t && t->pid == pid) {
+		table_remove(&m->threads, tid);
+		free(t->comm);
+		free(t);
+	}
+	if (tid != pid)
+		return;
+	struct process *p = table_remove(&m->procs, pid);
+	if (p) {
+		free(p->maps.v);
+		free(p->comm);
+		free(p);
 	}
 }
 

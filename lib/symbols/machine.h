@@ -41,6 +41,15 @@ void machine_foreach_hit_map(struct machine *m,
 			     void (*fn)(void *arg, uint32_t pid, bool kernel,
 					const struct map *map),
 			     void *arg);
+/* The same for one process's maps. */
+void machine_foreach_hit_map_of(struct machine *m, uint32_t pid,
+				void (*fn)(void *arg, uint32_t pid, bool kernel,
+					   const struct map *map),
+				void *arg);
+/* Drops thread tid of process pid, and the process with its maps when tid is its leader:
+ * for a recorder that must not grow with every process that ever ran (the symbolizer keeps
+ * them, as perf does, for samples that arrive late). */
+void machine_forget(struct machine *m, uint32_t pid, uint32_t tid);
 /* Every pid that has been seen in any record. */
 void machine_foreach_pid(struct machine *m, void (*fn)(void *arg, uint32_t pid), void *arg);
 

@@ -1,5 +1,6 @@
-# Every way a collection ends leaves a clean trace: Ctrl+C (SIGINT), SIGTERM, the -pid
-# target's exit; and Ctrl+C pressed again and again during post-processing does not lose it.
+# Every way a collection ends leaves a clean trace: Ctrl+C (SIGINT), SIGTERM, SIGHUP (a
+# closed terminal, a dropped SSH session), SIGQUIT (Ctrl+\), -collectsec, the -pid target's
+# exit; and Ctrl+C pressed again and again during post-processing does not lose it.
 source "$(dirname "$0")/lib.sh"
 need_root
 need_perf
@@ -40,6 +41,28 @@ start_collect term
 kill -TERM "$collector"
 wait "$collector"
 check_trace term $? "SIGTERM"
+
+# SIGHUP and SIGQUIT, also when the shell started us with them ignored (nohup, a
+# background job).
+start_collect hup -pid "$hot"
+kill -HUP "$collector"
+wait "$collector"
+check_trace hup $? "SIGHUP"
+trap '' QUIT HUP
+start_collect quit -pid "$hot"
+trap - QUIT HUP
+kill -QUIT "$collector"
+wait "$collector"
+check_trace quit $? "SIGQUIT"
+
+# -collectsec: the trace spans what was asked, counted from when the events start.
+"$PC" collect secs -pid "$hot" -collectsec 2 2>secs.err
+check_trace secs $? "-collectsec elapsed"
+span=$(perf script -i secs.trace/perf.data -F time 2>/dev/null |
+	awk '{t = $1 + 0; if (!f || t < f) f = t; if (t > l) l = t} END {printf "%.3f", l - f}')
+echo "-collectsec 2: samples span $span s"
+check "-collectsec 2: the samples span 2 s (1.9 to 2.05)" \
+	awk -v s="$span" 'BEGIN {exit !(s >= 1.9 && s <= 2.05)}'
 
 # The target exits: the collector ends by itself.
 start_collect gone -pid "$hot"

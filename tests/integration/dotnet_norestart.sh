@@ -1,15 +1,17 @@
 # A .NET app started WITHOUT DOTNET_PerfMapEnabled: collect -pid asks its runtime over the
 # diagnostics IPC (EnablePerfMap, .NET 8+) to write perf maps with the methods it already
 # compiled, says so on screen and in the log, names the managed frames, and turns the maps
-# off again at the end.  -nodotnetipc does not ask, and warns with the fix.  A process
+# off again at the end (or, when the collector was killed, the merge that finishes its
+# trace does).  -nodotnetipc does not ask, and warns with the fix.  A process
 # without a runtime gets neither.
 source "$(dirname "$0")/lib.sh"
 source "$TEST_SRCDIR/workloads/dotnet/testlib.sh"
 need_root
+need_perf
 need_cmd unzip
 need_dotnet_app
 
-start_app 30
+start_app 60
 map=/tmp/perf-$APP_PID.map
 check "the app writes no perf map by itself" test ! -e "$map"
 
@@ -44,6 +46,26 @@ check "it asked for the jitdump alone" grep -q "pid $APP_PID: asked .* to write 
 check "the map is left as it was (byte for byte)" cmp -s map.before "$map"
 unzip -q n1b.trace.zip || fail "unzip n1b"
 check "the app's methods are still named" grep -q 'PcDotnetApp.HotLoop::Churn(int32)' n1b.trace/perf.data.txt
+
+# A collector killed (SIGKILL) while the maps are on cannot turn them off: the merge that
+# finishes its directory does, for that very process, and takes the maps from it.
+rm -f "$map" /tmp/jit-$APP_PID.dump
+start_collect k -pid "$APP_PID"
+wait_until 30 sh -c 'perf report -D -i k.trace/perf.data 2>/dev/null | grep -q "PERF_RECORD_SAMPLE("' ||
+	fail "killed collector: no sample was flushed"
+kill -KILL "$collector"
+wait "$collector" 2>/dev/null
+check "killed collector: the app still writes $map" holds_open "$APP_PID" "$map"
+"$PC" merge k.trace 2>kmerge.err
+rc=$?
+cat kmerge.err
+check "merge of the left-over: exit 0" test "$rc" -eq 0
+check "merge of the left-over: switches the maps off, says so" \
+	grep -q "pid $APP_PID: switched its .NET perf maps off again" kmerge.err
+holds_open "$APP_PID" "$map" && fail "the app still writes $map after the merge" ||
+	pass "the app stopped writing $map"
+check "merge of the left-over: the managed frames are named from the live maps" \
+	bash -c "'$PC' cat k.trace.zip perf.data.txt | grep -q 'PcDotnetApp.HotLoop'"
 
 # -nodotnetipc: nothing is asked; a warning says managed frames will be unnamed and how to fix.
 rm -f "$map" /tmp/jit-$APP_PID.dump

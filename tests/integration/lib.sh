@@ -63,3 +63,11 @@ start_node_spin() {
 	cleanup_hooks+=("kill $node_pid 2>/dev/null; wait $node_pid 2>/dev/null; rm -f /tmp/perf-$node_pid.map")
 	wait_until 20 grep -qs 'fib' "/tmp/perf-$node_pid.map" || fail "node wrote no perf map"
 }
+
+# start_hot SECONDS: the C workload (hot_leaf busy on one thread) in the background for
+# SECONDS; sets hot (its pid), killed at exit.
+start_hot() {
+	"$WORKLOADS/hot" "$1" &
+	hot=$!
+	cleanup_hooks+=("kill $hot 2>/dev/null")
+}

@@ -31,10 +31,21 @@ mkdir r.trace && cp perf.data r.trace/ && zip -qr r.trace.zip r.trace
 "$PC" view r.trace.zip >/dev/null 2>err.txt
 check "zip without perf.data.txt: exit 1" test $? -eq 1
 check "... saying what is missing" grep -q 'has no perf.data.txt' err.txt
+check "... and the merge that writes it" grep -q "'perfcollect-c merge r.trace.zip'" err.txt
+"$PC" merge r.trace.zip 2>/dev/null
+check "... which then works (under a new name)" bash -c "'$PC' view r-merged.trace.zip >/dev/null"
 head -c 4096 perf.data >junk.bin
 "$PC" view junk.bin >/dev/null 2>err.txt
+check "raw perf.data: exit 1" test $? -eq 1
+check "... suggesting merge" grep -q "raw perf.data.*'perfcollect-c merge junk.bin'" err.txt
+head -c 4096 /dev/urandom | tr -d 'P' >random.bin
+"$PC" view random.bin >/dev/null 2>err.txt
 check "binary input: exit 1" test $? -eq 1
 check "... 'not perf script output'" grep -q 'not perf script output' err.txt
+(zip -q notrace.zip random.bin)
+"$PC" view notrace.zip >/dev/null 2>err.txt
+check "a zip that is no trace: exit 1, said so" \
+	bash -c "test $? -eq 1 && grep -q 'not a trace' err.txt"
 "$PC" view nosuch.zip >/dev/null 2>err.txt
 check "missing input: exit 1" test $? -eq 1
 printf 'PK\003\004 not really a zip' >fake.zip
@@ -43,7 +54,7 @@ check "a broken zip: exit 1, one line" test $? -eq 1 -a "$(wc -l <err.txt)" -eq 
 : >empty.txt
 "$PC" view empty.txt >/dev/null 2>err.txt
 check "empty input: exit 1" test $? -eq 1
-check "... 'no samples'" grep -q 'no samples' err.txt
+check "... 'is empty'" grep -q 'empty.txt is empty' err.txt
 "$PC" view >/dev/null 2>err.txt
 check "no input: exit 2" test $? -eq 2
 

@@ -495,6 +495,35 @@ static void test_unfinished_file(const char *path, const struct hot_binary *h, u
 	run_free(&r);
 }
 
+/* The header's data size on disk now (what a reader of a killed writer's file sees). */
+static uint64_t data_size_on_disk(const char *path)
+{
+	struct perf_file_header fh;
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd >= 0 ? pread(fd, &fh, sizeof(fh), 0) : -1;
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)sizeof(fh) ? fh.data.size : 0;
+}
+
+/* A round that ends after the flush interval puts everything before it on disk, without
+ * a full buffer: a writer killed then loses at most the interval. */
+static void test_flush_interval(const char *path, const struct hot_binary *h)
+{
+	struct perfdata_writer *w = start_file(path, h);
+	if (!w)
+		return;
+	perfdata_writer_set_flush_interval(w, 50000000);
+	CHECK(write_samples(w, h, 0, 10) == 0 && perfdata_writer_finished_round(w) == 0);
+	CHECK_EQ_U64(data_size_on_disk(path), 0); /* too soon: still buffered */
+	struct timespec ts = {0, 60000000};
+	nanosleep(&ts, NULL);
+	CHECK(write_samples(w, h, 10, 10) == 0 && perfdata_writer_finished_round(w) == 0);
+	CHECK_EQ_U64(data_size_on_disk(path), perfdata_writer_data_size(w));
+	CHECK(data_size_on_disk(path) > 20 * 88);
+	perfdata_writer_free(w);
+}
+
 /* Enough records to go through the write buffer several times, timed for the log. */
 static void test_many_records(const char *path, const struct hot_binary *h, unsigned n)
 {
@@ -657,7 +686,82 @@ static int parse_real(struct real_file *f, const char *path)
 
 /* A real `perf record` of a tracepoint and cpu-clock, copied record by record through our
  * writer with its attrs, event names, build-ids and tracing data: `perf script` must print
- * exactly the same for both files. */
+ * exactly the same for both files.  Three ways: plain; compressed (PERF_RECORD_COMPRESSED,
+ * as perf record -z); compressed with the meta given up front and the writer killed after
+ * its last flush (no _finish(): no build-ids, everything else from the flushes). */
+enum copy_mode { COPY_PLAIN, COPY_COMPRESSED, COPY_KILLED };
+static const char *const copy_mode_name[] = {"plain", "compressed", "compressed, killed"};
+
+static int copy_real(const struct real_file *f, const char *ours, const char *names_out,
+		     const char *bids_out, enum copy_mode mode)
+{
+	struct perfdata_writer *w = perfdata_writer_new(ours);
+	if (!w)
+		return -1;
+	struct perfdata_meta meta = {
+	    .clockid = -1, .tracing_data = f->tracing, .tracing_data_size = f->tracing_size};
+	int ret = -1;
+	uint64_t nattrs = f->h->attr_size ? f->h->attrs.size / f->h->attr_size : 0;
+	char *names = xstrdup(names_out), *name = names;
+	char *bids = xstrdup(bids_out);
+	for (uint64_t i = 0; i < nattrs; i++) {
+		const uint8_t *e = at(f, f->h->attrs.offset + i * f->h->attr_size, f->h->attr_size);
+		struct perf_event_attr attr;
+		struct perf_file_section ids;
+		if (!e || f->h->attr_size != sizeof(attr) + sizeof(ids))
+			goto out;
+		memcpy(&attr, e, sizeof(attr));
+		memcpy(&ids, e + sizeof(attr), sizeof(ids));
+		const void *idv = at(f, ids.offset, ids.size);
+		char *nl = strchr(name, '\n');
+		if (nl)
+			*nl = '\0';
+		if (!idv || perfdata_writer_add_attr(w, &attr, name, idv, ids.size / 8) < 0)
+			goto out;
+		name = nl ? nl + 1 : name + strlen(name);
+	}
+	if (mode == COPY_KILLED)
+		perfdata_writer_set_meta(w, &meta);
+	if (mode != COPY_PLAIN && perfdata_writer_compress(w, 1) < 0)
+		goto out;
+	for (uint64_t off = 0; off + 8 <= f->data_size;) {
+		const struct perf_event_header *eh = (const void *)(f->data + off);
+		if (eh->size < 8 || eh->size > f->data_size - off)
+			break;
+		if (perfdata_writer_write(w, eh, eh->size) < 0)
+			goto out;
+		off += eh->size;
+	}
+	if (mode == COPY_KILLED) {
+		ret = perfdata_writer_flush(w);
+		goto out;
+	}
+	for (char *l = bids; *l;) {
+		char *nl = strchr(l, '\n'), *sp = strchr(l, ' ');
+		if (nl)
+			*nl = '\0';
+		struct perfdata_build_id b = {.pid = -1};
+		size_t hexlen = sp ? (size_t)(sp - l) : 0;
+		for (size_t i = 0; i + 1 < hexlen && i / 2 < BUILDID_MAX; i += 2)
+			sscanf(l + i, "%2hhx", &b.id[b.size++]);
+		if (sp) {
+			b.filename = sp + 1;
+			b.kernel =
+			    !strcmp(sp + 1, "[kernel.kallsyms]") || str_endswith(sp + 1, ".ko");
+			perfdata_writer_add_build_id(w, &b);
+		}
+		l = nl ? nl + 1 : l + strlen(l);
+	}
+	ret = perfdata_writer_finish(w, &meta);
+out:
+	free(names);
+	free(bids);
+	if (mode == COPY_KILLED)
+		_exit(ret == 0 ? 0 : 1); /* dies here: no _finish(), no _free() */
+	perfdata_writer_free(w);
+	return ret;
+}
+
 static void test_roundtrip(const char *dir)
 {
 	char real[512], ours[512], args[8192];
@@ -682,76 +786,49 @@ static void test_roundtrip(const char *dir)
 	run_perf(&names, args);
 	snprintf(args, sizeof(args), "buildid-list -i %s", real);
 	run_perf(&bids, args);
-
-	struct perfdata_writer *w = perfdata_writer_new(ours);
-	CHECK(w != NULL);
-	if (!w || !f.data)
-		goto out;
-	uint64_t nattrs = f.h->attr_size ? f.h->attrs.size / f.h->attr_size : 0;
-	char *name = names.out;
-	for (uint64_t i = 0; i < nattrs; i++) {
-		const uint8_t *e = at(&f, f.h->attrs.offset + i * f.h->attr_size, f.h->attr_size);
-		struct perf_event_attr attr;
-		struct perf_file_section ids;
-		CHECK(e && f.h->attr_size == sizeof(attr) + sizeof(ids));
-		if (!e || f.h->attr_size != sizeof(attr) + sizeof(ids))
-			goto out;
-		memcpy(&attr, e, sizeof(attr));
-		memcpy(&ids, e + sizeof(attr), sizeof(ids));
-		const void *idv = at(&f, ids.offset, ids.size);
-		char *nl = strchr(name, '\n');
-		if (nl)
-			*nl = '\0';
-		CHECK(idv && perfdata_writer_add_attr(w, &attr, name, idv, ids.size / 8) == 0);
-		name = nl ? nl + 1 : name + strlen(name);
-	}
-	for (uint64_t off = 0; off + 8 <= f.data_size;) {
-		const struct perf_event_header *eh = (const void *)(f.data + off);
-		if (eh->size < 8 || eh->size > f.data_size - off)
-			break;
-		CHECK(perfdata_writer_write(w, eh, eh->size) == 0);
-		off += eh->size;
-	}
-	for (char *l = bids.out; *l;) {
-		char *nl = strchr(l, '\n'), *sp = strchr(l, ' ');
-		if (nl)
-			*nl = '\0';
-		struct perfdata_build_id b = {.pid = -1};
-		size_t hexlen = sp ? (size_t)(sp - l) : 0;
-		for (size_t i = 0; i + 1 < hexlen && i / 2 < BUILDID_MAX; i += 2)
-			sscanf(l + i, "%2hhx", &b.id[b.size++]);
-		if (sp) {
-			b.filename = sp + 1;
-			b.kernel =
-			    !strcmp(sp + 1, "[kernel.kallsyms]") || str_endswith(sp + 1, ".ko");
-			perfdata_writer_add_build_id(w, &b);
+	for (int mode = COPY_PLAIN; f.data && mode <= COPY_KILLED; mode++) {
+		if (mode == COPY_KILLED) {
+			pid_t child = fork();
+			if (child == 0)
+				copy_real(&f, ours, names.out, bids.out, mode);
+			int st;
+			CHECK(waitpid(child, &st, 0) == child && WIFEXITED(st) &&
+			      WEXITSTATUS(st) == 0);
+		} else {
+			CHECK(copy_real(&f, ours, names.out, bids.out, mode) == 0);
 		}
-		l = nl ? nl + 1 : l + strlen(l);
+		/* Both read back to back: perf looks up JIT maps in /tmp as it reads, and on a
+		 * shared machine another test's may come and go between two readings. */
+		struct run a, b, stats;
+		snprintf(args, sizeof(args), "script -i %s", real);
+		run_perf(&a, args);
+		snprintf(args, sizeof(args), "script -i %s", ours);
+		run_perf(&b, args);
+		CHECK_RUN(b.status == 0 && !perf_complains(b.err), &b);
+		CHECK(strstr(b.out, "sched:sched_switch:") && strstr(b.out, "prev_comm="));
+		CHECK(strlen(a.out) > 0 && !strcmp(a.out, b.out));
+		if (strcmp(a.out, b.out)) {
+			size_t i = 0;
+			while (a.out[i] && a.out[i] == b.out[i])
+				i++;
+			fprintf(
+			    stderr,
+			    "%s: perf script differs at byte %zu:\nreal: %.200s\nours: %.200s\n",
+			    copy_mode_name[mode], i, a.out + i, b.out + i);
+		}
+		snprintf(args, sizeof(args), "report --stats -i %s", ours);
+		run_perf(&stats, args);
+		bool compressed = strstr(stats.out, "COMPRESSED events") != NULL;
+		CHECK(compressed == (mode != COPY_PLAIN));
+		struct stat sb;
+		stat(ours, &sb);
+		printf("round trip (%s): %zu bytes of perf script output identical; perf.data %lld "
+		       "bytes, perf's own %zu\n",
+		       copy_mode_name[mode], strlen(a.out), (long long)sb.st_size, f.len);
+		run_free(&a);
+		run_free(&b);
+		run_free(&stats);
 	}
-	struct perfdata_meta meta = {
-	    .clockid = -1, .tracing_data = f.tracing, .tracing_data_size = f.tracing_size};
-	CHECK(perfdata_writer_finish(w, &meta) == 0);
-
-	struct run a, b;
-	snprintf(args, sizeof(args), "script -i %s", real);
-	run_perf(&a, args);
-	snprintf(args, sizeof(args), "script -i %s", ours);
-	run_perf(&b, args);
-	CHECK_RUN(b.status == 0 && !perf_complains(b.err), &b);
-	CHECK(strstr(b.out, "sched:sched_switch:") && strstr(b.out, "prev_comm="));
-	CHECK(strlen(a.out) > 0 && !strcmp(a.out, b.out));
-	if (strcmp(a.out, b.out)) {
-		size_t i = 0;
-		while (a.out[i] && a.out[i] == b.out[i])
-			i++;
-		fprintf(stderr, "perf script differs at byte %zu:\nreal: %.200s\nours: %.200s\n", i,
-			a.out + i, b.out + i);
-	}
-	printf("round trip: %zu bytes of perf script output identical\n", strlen(a.out));
-	run_free(&a);
-	run_free(&b);
-out:
-	perfdata_writer_free(w);
 	run_free(&names);
 	run_free(&bids);
 	free(f.bytes);
@@ -776,6 +853,7 @@ int main(void)
 
 	test_finished_file(path, &h, 250);
 	test_unfinished_file(path, &h, 130, 70);
+	test_flush_interval(path, &h);
 	test_wrong_build_id(path, &h, 20);
 	test_many_records(path, &h, 120000);
 	test_disk_full(path, &h);

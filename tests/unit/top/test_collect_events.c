@@ -33,10 +33,17 @@ static bool noted(const struct collect_events *ce, const char *text, bool warn)
 }
 
 /* What every set promises: the same sample_id fields and call stacks everywhere, the
- * side-band records once. */
+ * side-band records once: with the first event for one process; for all CPUs with a dummy
+ * event that counts from the start, while the sampling events start disabled (as perf
+ * record -a). */
 static void check_common(const struct collect_events *ce)
 {
 	CHECK(ce->nevents > 0);
+	const struct record_event *dummy = find(ce, "dummy:HG");
+	const struct record_event *sb = dummy ? dummy : &ce->events[0];
+	if (dummy)
+		CHECK(dummy == &ce->events[ce->nevents - 1] &&
+		      dummy->attr.config == PERF_COUNT_SW_DUMMY && !dummy->attr.disabled);
 	for (size_t i = 0; i < ce->nevents; i++) {
 		const struct perf_event_attr *a = &ce->events[i].attr;
 		CHECK((a->sample_type & SAMPLE_ID_FIELDS) ==
@@ -47,11 +54,15 @@ static void check_common(const struct collect_events *ce)
 		      (ce->events[i].tid_filter != NULL));
 		CHECK(a->sample_id_all && a->use_clockid && a->clockid == CLOCK_MONOTONIC);
 		CHECK(a->inherit);
-		bool first = i == 0;
-		CHECK(a->mmap == first && a->mmap2 == first && a->comm == first &&
-		      a->task == first);
-		if (!first)
+		bool is_sb = &ce->events[i] == sb;
+		CHECK(a->mmap == is_sb && a->mmap2 == is_sb && a->comm == is_sb &&
+		      a->task == is_sb);
+		if (!is_sb)
 			CHECK(!a->context_switch);
+		if (dummy && !is_sb)
+			CHECK(a->disabled);
+		if (!dummy)
+			CHECK(!a->disabled);
 	}
 }
 
@@ -164,7 +175,7 @@ int main(void)
 	struct collect_opts o = {.pid = -1};
 	CHECK(collect_events_build(&ce, &o, false) == 0);
 	check_common(&ce);
-	CHECK_EQ_U64(ce.nevents, 1);
+	CHECK_EQ_U64(ce.nevents, 2); /* and the dummy */
 	CHECK_STR(ce.events[0].name, "cpu-clock");
 	CHECK(ce.events[0].attr.type == PERF_TYPE_SOFTWARE &&
 	      ce.events[0].attr.config == PERF_COUNT_SW_CPU_CLOCK);
@@ -247,8 +258,27 @@ int main(void)
 	      maj->attr.config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
 	CHECK(min && min->attr.type == PERF_TYPE_SOFTWARE &&
 	      min->attr.config == PERF_COUNT_SW_PAGE_FAULTS_MIN && min->attr.freq);
-	CHECK_EQ_U64(ce.nevents, 3);
+	CHECK_EQ_U64(ce.nevents, 4); /* cpu-clock, the faults, the dummy */
 	collect_events_release(&ce);
+
+	/* -freq: every sampled event at that rate; above the kernel's maximum, lowered to it
+	 * with a warning, as perf record -F does. */
+	o = (struct collect_opts){.pid = -1, .freq = 250, .system = true};
+	CHECK(collect_events_build(&ce, &o, false) == 0);
+	for (size_t i = 0; i < ce.nevents; i++)
+		CHECK(ce.events[i].attr.freq && ce.events[i].attr.sample_freq == 250);
+	CHECK_EQ_U64(ce.freq, 250);
+	collect_events_release(&ce);
+	char *max_s = read_file("/proc/sys/kernel/perf_event_max_sample_rate", NULL);
+	long max = max_s ? atol(max_s) : 0;
+	free(max_s);
+	if (max > 0) {
+		o = (struct collect_opts){.pid = -1, .freq = max + 1};
+		CHECK(collect_events_build(&ce, &o, false) == 0);
+		CHECK(ce.events[0].attr.sample_freq == (uint64_t)max);
+		CHECK(noted(&ce, "kernel.perf_event_max_sample_rate", true));
+		collect_events_release(&ce);
+	}
 
 	return test_failures ? 1 : 0;
 }

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The recorder side by side with `perf record`, on this machine, at the same time (both
+# system-wide, so both see the same load):
+#   - lost samples with 8 KiB rings at 1 kHz (ours -buffersize 8K, perf -m 2), RUNS pairs;
+#   - lost samples at 10 kHz with default rings (ours -freq 10000, perf -F 10000);
+#   - perf.data: bytes of records vs bytes on disk (zstd), ours and perf record -z's;
+#   - -collectsec accuracy: the span of the samples of `collect -collectsec 5`;
+#   - peak RSS of `collect` system-wide for SHORT and LONG seconds (memory must not grow
+#     with the duration), recording and post-processing.
+#
+#   sudo bench/recorder.sh [BUILD_DIR] [RUNS] [SHORT] [LONG]     # defaults: build 5 60 600
+#
+# Needs root and Debian's perf.  See bench/README.md.
+set -uo pipefail
+build=$(realpath "${1:-build}")
+runs=${2:-5}
+short=${3:-60}
+long=${4:-600}
+PC=$build/perfcollect-c
+work=$(mktemp -d /tmp/pc-bench-recorder.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+log_value() { # log_value ZIP REGEX: the first number after REGEX in perfcollect.log
+	"$PC" log "$1" 2>/dev/null | sed -n "s/.*$2 *\([0-9.]*\).*/\1/p" | head -1
+}
+perf_lost() { perf report -D -i "$1" 2>/dev/null | awk '/PERF_RECORD_LOST/ {split($NF, a, ":"); s += a[2]} END {print s + 0}'; }
+perf_samples() { perf report -D -i "$1" 2>/dev/null | grep -c 'PERF_RECORD_SAMPLE('; }
+
+# pair FREQ SECS OURS_RING PERF_MMAP: one paired run; prints "ours_lost ours_samples perf_lost perf_samples".
+pair() {
+	local freq=$1 secs=$2 ring=$3 mmap=$4
+	rm -rf p.trace p.trace.zip p.data
+	local ringopt=() mopt=()
+	[ -n "$ring" ] && ringopt=(-buffersize "$ring")
+	[ -n "$mmap" ] && mopt=(-m "$mmap")
+	"$PC" collect p -collectsec "$secs" -freq "$freq" "${ringopt[@]}" 2>/dev/null &
+	local c=$!
+	perf record -q "${mopt[@]}" -F "$freq" -a -g -e cpu-clock -o p.data -- sleep "$secs" 2>/dev/null
+	wait "$c"
+	echo "$(log_value p.trace.zip 'lost samples:') $(log_value p.trace.zip 'samples written:') $(perf_lost p.data) $(perf_samples p.data)"
+}
+
+echo "== lost samples, 8 KiB rings, 1 kHz, 10 s, system-wide ($runs paired runs) =="
+for i in $(seq "$runs"); do
+	read -r ol os pl ps <<<"$(pair 1000 10 8K 2)"
+	echo "  run $i: ours lost $ol of $((ol + os)); perf record -m 2 lost $pl of $((pl + ps))"
+done
+
+echo "== lost samples, 10 kHz, 10 s, system-wide, default rings ($runs paired runs) =="
+for i in $(seq "$runs"); do
+	read -r ol os pl ps <<<"$(pair 10000 10 "" "")"
+	echo "  run $i: ours lost $ol of $((ol + os)); perf record -F 10000 lost $pl of $((pl + ps))"
+done
+
+echo "== perf.data size, 10 s system-wide at 1 kHz =="
+rm -rf s.trace s.trace.zip
+"$PC" collect s -collectsec 10 2>/dev/null &
+c=$!
+perf record -q -z -F 1000 -a -g -e cpu-clock -o z.data -- sleep 10 2>/dev/null
+wait "$c"
+"$PC" log s.trace.zip | grep -o 'perf.data: .* MB of records in .* MB.*' | sed 's/^/  ours: /'
+echo "  perf record -z: $(stat -c %s z.data) bytes on disk, $(perf report --header-only -i z.data 2>/dev/null | grep -o 'compressed : .*')"
+
+echo "== -collectsec 5: span of the samples =="
+for i in 1 2 3; do
+	rm -rf cs.trace cs.trace.zip
+	"$PC" collect cs -collectsec 5 2>/dev/null
+	"$PC" cat cs.trace.zip perf.data 2>/dev/null >cs.data
+	perf script -i cs.data -F time,event 2>/dev/null | awk '/cpu-clock/ {t = $1 + 0; if (!f || t < f) f = t; if (t > l) l = t}
+		END {printf "  run: %.3f s\n", l - f}'
+done
+
+echo "== peak RSS of collect, system-wide =="
+for secs in "$short" "$long"; do
+	rm -rf r.trace r.trace.zip
+	/usr/bin/time -f '%M' -o rss.txt "$PC" collect r -collectsec "$secs" 2>r.err &
+	c=$!
+	# The recording's own peak: VmHWM just before it stops.
+	rec=0
+	while kill -0 "$c" 2>/dev/null && ! grep -q Stopped r.err; do
+		pid=$(pgrep -P "$c" -f 'perfcollect-c collect r ' | head -1)
+		[ -n "$pid" ] && rec=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo "$rec")
+		sleep 1
+	done
+	wait "$c"
+	samples=$(log_value r.trace.zip 'samples written:')
+	echo "  ${secs} s: $samples samples; recording peak ${rec} KiB, whole run (with post-processing) $(cat rss.txt) KiB"
+done
