@@ -64,6 +64,26 @@ bool dotnet_perfmap_enabled_by_env(pid_t pid);
  * *shown gets the path for messages (malloc'd, also on failure).  Returns an fd or -1. */
 int dotnet_open_map_file(pid_t pid, const char *name_fmt, char **shown);
 
+/* One command of any command set (e.g. EventPipe's, see eventpipe_session.h) with a payload
+ * the caller encoded: the header is added here.  On a Server OK answer returns 0 with its
+ * payload in *answer (malloc'd, *answer_len bytes); when stream_fd is not NULL the
+ * connection stays open for the continuation that follows the answer (an EventPipe
+ * session's stream) and its fd goes to *stream_fd (blocking, with the 10 s send and
+ * receive timeouts of every command).  -1 with pc_err() otherwise. */
+int dotnet_ipc_call(pid_t pid, uint8_t cmdset, uint8_t cmdid, const void *payload,
+		    size_t payload_len, const char *what, unsigned char **answer,
+		    size_t *answer_len, int *stream_fd);
+
+/* The two halves of dotnet_ipc_call(), for a command whose answer may take long and must
+ * not block the caller (StopTracing answers only after the session's rundown went out on
+ * its stream, which the caller must go on reading): dotnet_ipc_send() connects and sends,
+ * returning the connection's fd (-1 with pc_err()); dotnet_ipc_answer() reads the answer
+ * from it (the fd stays open: the caller closes it). */
+int dotnet_ipc_send(pid_t pid, uint8_t cmdset, uint8_t cmdid, const void *payload,
+		    size_t payload_len, const char *what);
+int dotnet_ipc_answer(int fd, pid_t pid, const char *what, unsigned char **answer,
+		      size_t *answer_len);
+
 /* What `collect -pid` calls before recording (lib/dotnet_target.c).  A .NET process whose
  * maps are off: asks its runtime to write them (when enable_ipc), says so on screen and in
  * the log, and remembers to turn them off again; where that is impossible (old runtime, no
