@@ -8,6 +8,7 @@
 #include "base/proc.h"
 #include "collect_events.h"
 #include "dotnet/dotnet_ipc.h"
+#include "dotnet/eventpipe_collect.h"
 #include "perfdata/buildid.h"
 #include "perfdata/perfdata_read.h"
 #include "perfdata/perfdata_write.h"
@@ -558,6 +559,16 @@ int collect_run(const struct collect_opts *o)
 	/* Before the events open: the code loads a .NET runtime then writes for methods it
 	 * compiled earlier carry timestamps before every sample, so lookups by time find them. */
 	bool dotnet_enabled = c.pid > 0 && dotnet_prepare_target(c.pid, !o->no_dotnet_ipc) == 1;
+	/* The .NET runtime events stream on a thread of their own (started here: the process
+	 * has one thread yet, as eventpipe_collect needs). */
+	struct eventpipe_collector *ep = NULL;
+	if (o->dotnet_events) {
+		struct eventpipe_collect_opts eo = {
+		    .trace_dir = c.trace_dir, .pid = c.pid, .config = o->dotnet_events};
+		ep = eventpipe_collector_start(&eo);
+		if (!ep)
+			log_warn("no .NET runtime events: %s", pc_strerror());
+	}
 	struct recorder_opts ro = {.pid = c.pid, .ring_bytes = o->buffersize};
 	c.rec = recorder_open(&ro, c.events, c.nevents);
 	if (!c.rec)
@@ -579,6 +590,8 @@ int collect_run(const struct collect_opts *o)
 	int signo = 0;
 	uint64_t duration_ns = 0;
 	int rec_rc = record_to_file(&c, &why, &signo, &duration_ns);
+	eventpipe_collector_stop(ep);
+	ep = NULL;
 	if (dotnet_enabled)
 		dotnet_finish_target(c.pid);
 	protect_postprocessing(c.zip_path, &old_mask);
@@ -635,6 +648,7 @@ abandon:
 	/* Nothing was recorded: leave nothing behind, and keep the message that says why. */
 	{
 		char *why_msg = xstrdup(pc_strerror());
+		eventpipe_collector_stop(ep);
 		if (dotnet_enabled)
 			dotnet_finish_target(c.pid);
 		log_close();

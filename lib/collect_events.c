@@ -124,9 +124,31 @@ static int add_tracepoints(struct collect_events *ce)
 	return tracing_data_build(names, n, &ce->tracing_data, &ce->tracing_data_size);
 }
 
+/* Side-band records come once, with the first event. */
+static void add_side_band(struct collect_events *ce, bool switches)
+{
+	struct perf_event_attr *first = &ce->events[0].attr;
+	first->mmap = 1;
+	first->mmap2 = 1;
+	first->comm = 1;
+	first->comm_exec = 1;
+	first->task = 1;
+	first->context_switch = switches;
+}
+
 int collect_events_build(struct collect_events *ce, const struct collect_opts *o, bool one_process)
 {
 	memset(ce, 0, sizeof(*ce));
+	if (o->no_cpu_samples) {
+		/* perfcollect's -gc* options record no perf events at all; a dummy event keeps
+		 * the processes' side-band records (names, maps) for the runtime events. */
+		struct record_event *ev = add_event(ce, "dummy");
+		ev->attr.type = PERF_TYPE_SOFTWARE;
+		ev->attr.config = PERF_COUNT_SW_DUMMY;
+		ev->attr.sample_period = 1;
+		add_side_band(ce, false);
+		return 0;
+	}
 	/* perfcollect: -offcpu turns CPU samples off, -threadtime keeps them. */
 	if (!o->offcpu)
 		add_sampled(ce, "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
@@ -145,14 +167,7 @@ int collect_events_build(struct collect_events *ce, const struct collect_opts *o
 		collect_events_release(ce);
 		return pc_err("no event to record");
 	}
-	/* Side-band records come once, with the first event. */
-	struct perf_event_attr *first = &ce->events[0].attr;
-	first->mmap = 1;
-	first->mmap2 = 1;
-	first->comm = 1;
-	first->comm_exec = 1;
-	first->task = 1;
-	first->context_switch = tracepoints && one_process;
+	add_side_band(ce, tracepoints && one_process);
 	return 0;
 }
 
