@@ -7,6 +7,7 @@
 #include "report/flamegraph.h"
 #include "report/offcpu.h"
 #include "report/report.h"
+#include "report/runtime_report.h"
 #include "report/stackfile.h"
 #include "report/view.h"
 
@@ -60,7 +61,7 @@ static FILE *open_pager(bool *is_pager)
 struct view_opts {
 	const char *graphtype, *processfilter, *event, *flamegraph, *folded, *percent_limit;
 	long pid, tid, top;
-	bool offcpu;
+	bool offcpu, runtime;
 };
 
 /* Blocked time is counted in nanoseconds and shown in ms (folded stacks: microseconds). */
@@ -266,7 +267,8 @@ static void explain_no_offcpu(const char *input, const struct view *v)
 }
 
 static const char usage_text[] =
-    "usage: perfcollect-c view <trace.zip | name.trace | perf.data.txt | -> [options]\n"
+    "usage: perfcollect-c view <trace.zip | name.trace | perf.data.txt | x.nettrace | -> "
+    "[options]\n"
     "Call graph and top functions (paged on a terminal), or a flame graph / folded stacks.\n"
     "\noptions:\n";
 
@@ -281,7 +283,13 @@ static const char offcpu_help[] =
     "open when the trace ends are left out.  The report shows the blocked time in ms after the\n"
     "CPU samples; -flamegraph FILE.svg also writes a blue FILE.offcpu.svg, -folded F.folded\n"
     "also F.offcpu.folded (weights in microseconds).  -offcpu shows the blocked time alone\n"
-    "(to the file named), as does a trace without CPU samples; -event NAME shows only NAME.\n";
+    "(to the file named), as does a trace without CPU samples; -event NAME shows only NAME.\n"
+    "\n.NET runtime events, from the dotnet-<pid>.nettrace files collect writes (or any\n"
+    "*.nettrace given): GCs by generation and reason with pause times (% of the wall time,\n"
+    "the longest ones and the CPU samples inside them: both use CLOCK_MONOTONIC), heap size\n"
+    "after; exceptions by type and throwing method; lock contention by waiting method; JIT\n"
+    "time by method; allocation ticks by type.  Shown after the CPU report, alone with\n"
+    "-runtime or when the trace has no CPU samples (collect -gconly ...).\n";
 
 int cmd_view(int argc, char **argv)
 {
@@ -297,6 +305,8 @@ int cmd_view(int argc, char **argv)
 	     "the event to show (default cpu-clock, else the first sampled one)"},
 	    {"offcpu", 0, CLI_FLAG, &vo.offcpu, NULL,
 	     "only the blocked (off-CPU) time, in ms, from sched_switch samples (below)"},
+	    {"runtime", 0, CLI_FLAG, &vo.runtime, NULL,
+	     "only the .NET runtime's events: GCs, exceptions, contention, JIT, allocations"},
 	    {"flamegraph", 0, CLI_STR, &vo.flamegraph, "FILE.svg",
 	     "write an interactive flame graph (SVG) instead of the text report"},
 	    {"folded", 0, CLI_STR, &vo.folded, "FILE",
@@ -324,6 +334,11 @@ int cmd_view(int argc, char **argv)
 	}
 	if (vo.offcpu && vo.event) {
 		fprintf(stderr, "perfcollect-c view: -offcpu or -event, not both\n");
+		return 2;
+	}
+	if (vo.runtime && (vo.offcpu || vo.event || vo.flamegraph || vo.folded)) {
+		fprintf(stderr, "perfcollect-c view: -runtime shows the .NET runtime events alone; "
+				"it goes without -offcpu, -event, -flamegraph and -folded\n");
 		return 2;
 	}
 	bool caller = false;
@@ -364,6 +379,30 @@ int cmd_view(int argc, char **argv)
 	if (st.truncated_stacks)
 		fprintf(stderr, "perfcollect-c view: warning: %llu stack(s) cut to %d frames\n",
 			(unsigned long long)st.truncated_stacks, STACKFILE_MAX_FRAMES);
+	for (size_t i = 0; i < v->nrt_warnings; i++)
+		fprintf(stderr, "perfcollect-c view: warning: %s\n", v->rt_warnings[i]);
+	struct runtime_report_opts rto = {.pid = vo.pid, .top = (size_t)vo.top};
+	bool rt = v->rt && runtime_report_processes(v->rt);
+	if (vo.runtime || (rt && !v->has_perf_text && !vo.flamegraph && !vo.folded)) {
+		if (!rt) {
+			fprintf(stderr,
+				"perfcollect-c view: no .NET runtime events in %s (collect records "
+				"them "
+				"from .NET processes unless -nodotnetevents)\n",
+				pos[0]);
+			goto out;
+		}
+		bool paged;
+		FILE *out = open_pager(&paged);
+		fprintf(out, "# perfcollect-c view %s\n", pos[0]);
+		int prc = runtime_report_print(v->rt, out, &rto);
+		if (paged)
+			pclose(out);
+		rc = prc && errno != EPIPE ? 1 : 0;
+		if (rc)
+			fprintf(stderr, "perfcollect-c view: %s\n", pc_strerror());
+		goto out;
+	}
 	const struct offcpu_stats *os = offcpu_stats(v->oc);
 	if (os->bad_switches && os->bad_switches < os->switches)
 		fprintf(stderr,
@@ -409,6 +448,10 @@ int cmd_view(int argc, char **argv)
 		int prc = e ? print_report(out, pos[0], e, &ro, caller, v) : 0;
 		if (!prc && off)
 			prc = print_offcpu_report(out, pos[0], v, &ro, caller, e != NULL);
+		if (!prc && rt) {
+			fputs("\n#\n# ========\n", out);
+			prc = runtime_report_print(v->rt, out, &rto);
+		}
 		if (paged)
 			pclose(out);
 		if (prc && errno != EPIPE) {

@@ -290,3 +290,14 @@ const char *rt_gc_type_name(uint32_t type)
 	static const char *const names[] = {"NonConcurrent", "Background", "Foreground"};
 	return type < ARRAY_SIZE(names) ? names[type] : "Other";
 }
+
+const char *rt_method_tier_name(uint32_t flags)
+{
+	/* MethodFlags: 0x8 jitted; bits 7-9 the optimization tier (TraceEvent's
+	 * OptimizationTier) */
+	static const char *const names[] = {"",	     "minopts", "optimized",	"tier0",
+					    "tier1", "OSR",	"tier0 instr.", "tier1 instr."};
+	if (!(flags & 0x8))
+		return "";
+	return names[(flags >> 7) & 0x7];
+}

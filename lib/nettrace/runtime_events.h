@@ -113,5 +113,7 @@ char *rt_method_display_name(const struct rt_method *m);
 /* Names of GCStart's reason and type, ContentionStart's flags. */
 const char *rt_gc_reason_name(uint32_t reason);
 const char *rt_gc_type_name(uint32_t type);
+/* The JIT tier of a MethodLoadVerbose's flags ("tier0", "tier1", "OSR", ...; "" unknown). */
+const char *rt_method_tier_name(uint32_t flags);
 
 #endif

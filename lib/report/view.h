@@ -2,12 +2,16 @@
  * (perf.data.txt from a trace.zip, a .trace directory, a bare file, or stdin) builds a
  * calltree per event and, from sched_switch samples, a calltree of blocked (off-CPU) time
  * (offcpu.h).  Memory follows the number of unique stacks and threads, not of samples.
+ * The .NET runtime's events of the trace (dotnet-<pid>.nettrace in the zip or directory,
+ * or a *.nettrace given alone) are read first into a runtime_report, so the pass can place
+ * each CPU sample on their timeline.
  */
 #ifndef PC_VIEW_H
 #define PC_VIEW_H
 
 #include "calltree.h"
 #include "offcpu.h"
+#include "runtime_report.h"
 #include "stackfile.h"
 
 struct event_tree {
@@ -28,6 +32,10 @@ struct view {
 	uint64_t skipped; /* samples the filters left out */
 	uint32_t *path;
 	size_t path_cap;
+	struct runtime_report *rt; /* the .NET runtime events read, or NULL */
+	char **rt_warnings;	   /* what could not be read of them, one line each */
+	size_t nrt_warnings;
+	bool has_perf_text; /* the input had perf script text (a .nettrace has none) */
 };
 
 /* pid, tid: -1 for any; processfilter: comma-separated command names, or NULL. */
