@@ -3,6 +3,10 @@
 //   pc-dotnet-app SECONDS         spin for SECONDS (fractions allowed), then exit
 //   pc-dotnet-app reuse SECONDS   JIT, run and free a new method again and again (see
 //                                 CodeReuse), so code addresses get reused; then exit
+//   pc-dotnet-app events GO DONE  wait for file GO, then collect garbage, throw and catch
+//                                 exceptions of two types and contend on a lock (see
+//                                 RuntimeEvents), print its own counts of each, wait for
+//                                 file DONE (or exit at once when DONE is "-")
 //
 // It prints "ready <pid>" once its hot methods have been JIT-compiled and run, so a test
 // can wait for that line instead of sleeping.  The hot path is the app's own code
@@ -15,10 +19,12 @@ using System;
 using System.Collections.Generic;
 using System.Diagnostics;
 using System.Globalization;
+using System.IO;
 using System.Linq;
 using System.Reflection.Emit;
 using System.Runtime.CompilerServices;
 using System.Text;
+using System.Threading;
 
 namespace PcDotnetApp
 {
@@ -143,10 +149,136 @@ namespace PcDotnetApp
 		}
 	}
 
+	public class AppErrorA : Exception
+	{
+		public AppErrorA(int i) : base("A" + i) { }
+	}
+
+	public class AppErrorB : Exception
+	{
+		public AppErrorB(int i) : base("B" + i) { }
+	}
+
+	// What the runtime's own events must show: GCs of each generation, exceptions of two
+	// types, lock contention.  The counts printed are the app's own view (GC.CollectionCount,
+	// its catch blocks, Monitor.LockContentionCount), taken around the work, so a collector
+	// that attached before GO must report the same.
+	public static class RuntimeEvents
+	{
+		static readonly object Gate = new object();
+		static long sink;
+
+		[MethodImpl(MethodImplOptions.NoInlining)]
+		static void Allocate(int rounds)
+		{
+			for (int r = 0; r < rounds; r++) {
+				var keep = new List<byte[]>();
+				for (int i = 0; i < 2000; i++)
+					keep.Add(new byte[1024 + (i & 255)]);
+				sink += keep.Count;
+			}
+		}
+
+		[MethodImpl(MethodImplOptions.NoInlining)]
+		static void ThrowA(int i)
+		{
+			throw new AppErrorA(i);
+		}
+
+		[MethodImpl(MethodImplOptions.NoInlining)]
+		static void ThrowB(int i)
+		{
+			throw new AppErrorB(i);
+		}
+
+		[MethodImpl(MethodImplOptions.NoInlining)]
+		static void HoldLock()
+		{
+			lock (Gate) {
+				var sw = Stopwatch.StartNew();
+				while (sw.Elapsed.TotalMilliseconds < 2)
+					sink++;
+			}
+		}
+
+		static void Contend(int threads, int rounds)
+		{
+			var all = new Thread[threads];
+			for (int t = 0; t < threads; t++) {
+				all[t] = new Thread(() => {
+					for (int r = 0; r < rounds; r++)
+						HoldLock();
+				});
+				all[t].Start();
+			}
+			foreach (var t in all)
+				t.Join();
+		}
+
+		public static int Run(string go, string done)
+		{
+			Console.WriteLine("ready " + Environment.ProcessId);
+			Console.Out.Flush();
+			var wait = Stopwatch.StartNew();
+			while (!File.Exists(go)) {
+				if (wait.Elapsed.TotalSeconds > 120) {
+					Console.Error.WriteLine("no " + go + " within 120 s");
+					return 1;
+				}
+				Thread.Sleep(10);
+			}
+			int[] gc0 = { GC.CollectionCount(0), GC.CollectionCount(1), GC.CollectionCount(2) };
+			long contention0 = Monitor.LockContentionCount;
+
+			Allocate(200);		    // gen0 GCs of its own
+			for (int i = 0; i < 5; i++)
+				GC.Collect(0);
+			for (int i = 0; i < 3; i++)
+				GC.Collect(1);
+			for (int i = 0; i < 2; i++)
+				GC.Collect(2, GCCollectionMode.Forced, true);
+			int a = 0, b = 0;
+			for (int i = 0; i < 60; i++) {
+				try {
+					if (i % 3 == 2)
+						ThrowB(i);
+					else
+						ThrowA(i);
+				} catch (AppErrorA) {
+					a++;
+				} catch (AppErrorB) {
+					b++;
+				}
+			}
+			Contend(4, 40);
+
+			int[] gc = { GC.CollectionCount(0) - gc0[0], GC.CollectionCount(1) - gc0[1],
+				     GC.CollectionCount(2) - gc0[2] };
+			// CollectionCount(g) counts every GC of generation g or higher.
+			Console.WriteLine("gc gen0 " + (gc[0] - gc[1]) + " gen1 " + (gc[1] - gc[2]) +
+					  " gen2 " + gc[2]);
+			Console.WriteLine("exceptions PcDotnetApp.AppErrorA " + a +
+					  " PcDotnetApp.AppErrorB " + b);
+			Console.WriteLine("contention " + (Monitor.LockContentionCount - contention0));
+			Console.WriteLine("counted " + (sink & 1));
+			Console.Out.Flush();
+			while (done != "-" && !File.Exists(done))
+				Thread.Sleep(10);
+			return 0;
+		}
+	}
+
 	public static class Program
 	{
 		public static int Main(string[] args)
 		{
+			if (args.Length > 0 && args[0] == "events") {
+				if (args.Length != 3) {
+					Console.Error.WriteLine("usage: pc-dotnet-app events GO_FILE DONE_FILE|-");
+					return 2;
+				}
+				return RuntimeEvents.Run(args[1], args[2]);
+			}
 			double seconds = 5;
 			bool reuse = args.Length > 0 && args[0] == "reuse";
 			if (reuse)
