@@ -48,6 +48,7 @@ namespace PcTraceEvent
 				source.Clr.MethodJittingStarted += e => jit++;
 				source.Clr.MethodLoadVerbose += e => load++;
 				source.Clr.GCAllocationTick += e => ticks++;
+				source.Dynamic.All += e => { }; // EventSources, named by their metadata
 				var rd = new ClrRundownTraceEventParser(source);
 				rd.MethodDCStopVerbose += e => rundown++;
 				// After the parsers: events are named by them.
