@@ -121,6 +121,7 @@ static int parse_type(struct span *s, enum layout l, int depth, struct nettrace_
 		if (l == V4_PARAMS || (code != NETTRACE_ARRAY && l != V6_PARAMS))
 			return -1;
 		f->element = xcalloc(1, sizeof(*f->element));
+		f->element->name = xstrdup(""); /* elements have no name of their own */
 		if (parse_type(s, l, depth + 1, f->element) < 0)
 			return -1;
 		if (code == NETTRACE_FIXED_ARRAY)

@@ -282,6 +282,8 @@ static int read_block_v4(struct nettrace_reader *r)
 		r->kind = BLOCK_END;
 		return 0;
 	}
+	if (tag != TAG_BEGIN_PRIVATE_OBJECT)
+		return bad(r, at, "neither an object nor the end of the stream");
 	uint32_t version, minver, namelen;
 	char name[16];
 	if ((rc = take_u8(r, &t2)) || (rc = take_u8(r, &t3)) || (rc = take_u32(r, &version)) ||

@@ -77,7 +77,7 @@ enum nettrace_type {
 };
 
 struct nettrace_field {
-	char *name;
+	char *name; /* "" for an array's element */
 	enum nettrace_type type;
 	struct nettrace_field *element; /* ARRAY, FIXED_ARRAY, RELLOC, DATALOC: the element */
 	unsigned count;			/* FIXED_ARRAY */
