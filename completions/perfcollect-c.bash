@@ -15,9 +15,9 @@ _perfcollect_c()
 	fi
 	local opts=""
 	case ${words[1]} in
-	collect) opts="-pid -collectsec -buffersize -threadtime -offcpu -hwevents -system -o -outdir -nodotnetipc -nolttng -noperf -events -rawevents -gccollectonly -gconly -gcwithheap -help" ;;
+	collect) opts="-pid -collectsec -buffersize -threadtime -offcpu -hwevents -system -o -outdir -nodotnetipc -nodotnetevents -events -rawevents -providers -gccollectonly -gconly -gcwithheap -nolttng -noperf -help" ;;
 	merge) opts="-o -help" ;;
-	view) opts="-graphtype -processfilter -pid -tid -event -offcpu -flamegraph -folded -top -percent-limit -help" ;;
+	view) opts="-graphtype -processfilter -pid -tid -event -offcpu -runtime -flamegraph -folded -top -percent-limit -help" ;;
 	log) opts="-tail -help" ;;
 	ls | cat | install | livetrace) opts="-help" ;;
 	stacks) opts="-pid -module -o -output -zip -nokernel -help" ;;
@@ -33,7 +33,7 @@ _perfcollect_c()
 	-o | -output | -zip | -outdir | -flamegraph | --flamegraph | -folded | --folded)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
-	-collectsec | -buffersize | -tail | -top | -percent-limit | -processfilter | -module | -events | -event)
+	-collectsec | -buffersize | -tail | -top | -percent-limit | -processfilter | -module | -events | -rawevents | -providers | -event)
 		return ;;
 	esac
 	if [[ $cur == -* ]]; then
