@@ -7,6 +7,10 @@
 //                                 exceptions of two types and contend on a lock (see
 //                                 RuntimeEvents), print its own counts of each, wait for
 //                                 file DONE (or exit at once when DONE is "-")
+//   pc-dotnet-app bench GO ROUNDS wait for file GO, then two threads run ROUNDS rounds of
+//                                 mixed work each (see Bench); print "elapsed_ms N"
+//   pc-dotnet-app storm GO SECONDS wait for file GO, then throw and catch exceptions as fast
+//                                 as it can for SECONDS; print "thrown N"
 //
 // It prints "ready <pid>" once its hot methods have been JIT-compiled and run, so a test
 // can wait for that line instead of sleeping.  The hot path is the app's own code
@@ -268,6 +272,71 @@ namespace PcDotnetApp
 		}
 	}
 
+	// Fixed work for the overhead benchmark (bench/dotnet_events_overhead.sh): what a
+	// typical service does between requests: allocation (so GCs), string and LINQ work, an
+	// exception now and then, a shared lock.
+	public static class Bench
+	{
+		static readonly object Gate = new object();
+		static long shared;
+
+		static void WaitFor(string go)
+		{
+			while (!File.Exists(go))
+				Thread.Sleep(10);
+		}
+
+		static void Worker(int rounds)
+		{
+			for (int r = 0; r < rounds; r++) {
+				long v = HotLoop.Churn(r) + HotLoop.Digits(r);
+				if (r % 100 == 0) {
+					try {
+						throw new AppErrorA(r);
+					} catch (AppErrorA) {
+						v++;
+					}
+				}
+				if (r % 10 == 0)
+					lock (Gate)
+						shared += v;
+			}
+		}
+
+		public static int Run(string go, int rounds)
+		{
+			Worker(200); // JIT before the clock starts
+			Console.WriteLine("ready " + Environment.ProcessId);
+			Console.Out.Flush();
+			WaitFor(go);
+			var sw = Stopwatch.StartNew();
+			var t = new Thread(() => Worker(rounds));
+			t.Start();
+			Worker(rounds);
+			t.Join();
+			Console.WriteLine("elapsed_ms " + sw.Elapsed.TotalMilliseconds.ToString("F1", CultureInfo.InvariantCulture));
+			return 0;
+		}
+
+		public static int Storm(string go, double seconds)
+		{
+			Console.WriteLine("ready " + Environment.ProcessId);
+			Console.Out.Flush();
+			WaitFor(go);
+			long n = 0;
+			var sw = Stopwatch.StartNew();
+			while (sw.Elapsed.TotalSeconds < seconds) {
+				try {
+					throw new AppErrorB((int)n);
+				} catch (AppErrorB) {
+					n++;
+				}
+			}
+			Console.WriteLine("thrown " + n);
+			return 0;
+		}
+	}
+
 	public static class Program
 	{
 		public static int Main(string[] args)
@@ -279,6 +348,10 @@ namespace PcDotnetApp
 				}
 				return RuntimeEvents.Run(args[1], args[2]);
 			}
+			if (args.Length == 3 && args[0] == "bench")
+				return Bench.Run(args[1], int.Parse(args[2], CultureInfo.InvariantCulture));
+			if (args.Length == 3 && args[0] == "storm")
+				return Bench.Storm(args[1], double.Parse(args[2], CultureInfo.InvariantCulture));
 			double seconds = 5;
 			bool reuse = args.Length > 0 && args[0] == "reuse";
 			if (reuse)
