@@ -26,9 +26,10 @@ struct eventpipe_collect_opts {
 
 struct eventpipe_collector;
 
-/* Starts the sessions of the processes running now (so the user sees them before the
- * recording starts) and the thread.  Call while the process has one thread (the guard is
- * forked).  NULL with pc_err() only when nothing could be set up at all. */
+/* Starts the thread (and, for -pid, the target's session, so the user sees it before the
+ * recording starts; system-wide, the thread finds the .NET processes, the recording does
+ * not wait for them).  Call while the process has one thread (the guard is forked).  NULL
+ * with pc_err() only when nothing could be set up at all. */
 struct eventpipe_collector *eventpipe_collector_start(const struct eventpipe_collect_opts *o);
 /* Stops and frees; NULL is fine. */
 void eventpipe_collector_stop(struct eventpipe_collector *c);
