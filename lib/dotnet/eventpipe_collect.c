@@ -146,6 +146,14 @@ static bool start_target(struct eventpipe_collector *c, pid_t pid, unsigned long
 	c->targets[c->ntargets++] = (struct target){
 	    .pid = pid, .start_time = start, .s = s, .out = out, .path = path, .stop_fd = -1};
 	c->started++;
+	bool filtered = false;
+	for (size_t i = 0; i < c->config->nproviders; i++)
+		filtered |= c->config->providers[i].nids != 0;
+	if (s.command == 2 && filtered)
+		log_info(
+		    "pid %d: its runtime (before .NET 10) cannot filter by event id: it records "
+		    "every event of the chosen keywords and levels",
+		    (int)pid);
 	const char *base = strrchr(path, '/');
 	log_say("pid %d: recording its .NET runtime events (EventPipe session, CollectTracing%d) "
 		"into %s",

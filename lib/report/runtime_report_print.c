@@ -150,18 +150,20 @@ static bool skipped(const char *method, const char *const *skip)
 	return false;
 }
 
-/* The first frame (leaf first) that names a method other than the skipped machinery. */
+/* The first frame (leaf first) that names a method other than the skipped machinery; the
+ * event's own address (ExceptionThrown's EIP) only without a stack: runtimes differ in
+ * which frame it names. */
 static const char *first_method(const struct rt_process *p, uint64_t eip, const uint64_t *ips,
 				size_t n, const char *const *skip)
 {
-	const char *m = eip ? rt_process_method_at(p, eip) : "";
-	if (*m && !skipped(m, skip))
-		return m;
 	for (size_t i = 0; i < n; i++) {
-		m = rt_process_method_at(p, ips[i]);
+		const char *m = rt_process_method_at(p, ips[i]);
 		if (*m && !skipped(m, skip))
 			return m;
 	}
+	const char *m = eip ? rt_process_method_at(p, eip) : "";
+	if (*m && !skipped(m, skip))
+		return m;
 	return n ? "(no managed frame named)" : "(no stack)";
 }
 
