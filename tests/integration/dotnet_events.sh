@@ -12,17 +12,5 @@ need_root
 need_dotnet_app
 need_traceevent
 
-for perfmap in 0 1; do
-	name=ev$perfmap
-	if [ $perfmap = 1 ]; then start_events_app DOTNET_PerfMapEnabled=1; else start_events_app; fi
-	start_collect $name -pid "$APP_PID"
-	run_events $name
-	compare_counts $name "$APP_PID"
-	check "$name: CPU samples of the app are placed among its GC pauses" \
-		grep -q "^# CPU samples of pid $APP_PID inside GC pauses: [0-9]* of [1-9]" $name.view
-	check "$name: the log summarizes the file" \
-		bash -c "'$PC' cat $name.trace.zip perfcollect.log | grep -q 'dotnet-$APP_PID.nettrace: NetTrace version 4'"
-	check "$name: the session ended with its rundown" \
-		bash -c "'$PC' cat $name.trace.zip perfcollect.log | grep -q 'stopped; rundown written'"
-done
+events_runs ev
 finish

@@ -87,3 +87,23 @@ compare_counts() {
 	check "$name: the trace names the runtime's methods (rundown)" \
 		awk '$1 == "rundown" && $2 > 100 { ok = 1 } END { exit !ok }' "$name.te"
 }
+
+# events_runs PREFIX: the app without and with DOTNET_PerfMapEnabled, each under collect -pid,
+# counted (compare_counts), its samples placed among its GC pauses, the file summarized in
+# the log and ended with the rundown.
+events_runs() {
+	local prefix=$1 perfmap name
+	for perfmap in 0 1; do
+		name=$prefix$perfmap
+		if [ $perfmap = 1 ]; then start_events_app DOTNET_PerfMapEnabled=1; else start_events_app; fi
+		start_collect "$name" -pid "$APP_PID"
+		run_events "$name"
+		compare_counts "$name" "$APP_PID"
+		check "$name: CPU samples of the app are placed among its GC pauses" \
+			grep -q "^# CPU samples of pid $APP_PID inside GC pauses: [0-9]* of [1-9]" "$name.view"
+		check "$name: the log summarizes the file" bash -c \
+			"'$PC' cat $name.trace.zip perfcollect.log | grep -q 'dotnet-$APP_PID.nettrace: NetTrace version 4'"
+		check "$name: the session ended with its rundown" bash -c \
+			"'$PC' cat $name.trace.zip perfcollect.log | grep -q 'stopped; rundown written'"
+	done
+}
