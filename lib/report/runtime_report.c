@@ -123,12 +123,53 @@ struct gc_event {
 	} u;
 };
 
+/* thread id -> index + 1 of its open wait or JIT (0: none), open addressing. */
+struct thread_slots {
+	uint64_t *tid;
+	size_t *idx;
+	size_t cap, n;
+};
+
+static size_t *slot(struct thread_slots *m, uint64_t tid)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		struct thread_slots old = *m;
+		m->cap = old.cap ? old.cap * 2 : 64;
+		m->tid = xcalloc(m->cap, sizeof(*m->tid));
+		m->idx = xcalloc(m->cap, sizeof(*m->idx));
+		m->n = 0;
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.idx[i])
+				*slot(m, old.tid[i]) = old.idx[i];
+		free(old.tid);
+		free(old.idx);
+	}
+	size_t i = (size_t)(tid * 0x9e3779b97f4a7c15ULL) & (m->cap - 1);
+	while (m->idx[i] && m->tid[i] != tid)
+		i = (i + 1) & (m->cap - 1);
+	if (!m->idx[i]) {
+		m->tid[i] = tid;
+		m->n++; /* an entry once used stays: its index may go back to 0 */
+	}
+	return &m->idx[i];
+}
+
 struct reading {
 	struct rt_process *p;
 	const struct nettrace_trace *t;
 	struct gc_event *gcev;
 	size_t ngcev, gcev_cap;
+	struct thread_slots waits, jits; /* each thread's open contention and JIT */
 };
+
+static void reading_release(struct reading *rd)
+{
+	free(rd->gcev);
+	free(rd->waits.tid);
+	free(rd->waits.idx);
+	free(rd->jits.tid);
+	free(rd->jits.idx);
+}
 
 static void keep_frames(const struct nettrace_event *e, uint64_t *ips, size_t *n)
 {
@@ -204,6 +245,7 @@ static void on_event(struct reading *rd, const struct nettrace_event *e)
 		grow_array((void **)&p->waits, &p->waits_cap, p->nwaits + 1, sizeof(*p->waits));
 		struct rt_wait *w = &p->waits[p->nwaits++];
 		memset(w, 0, sizeof(*w));
+		*slot(&rd->waits, e->thread_id) = p->nwaits;
 		w->tid = e->thread_id;
 		w->start_ns = ns;
 		keep_frames(e, w->ips, &w->n);
@@ -231,6 +273,7 @@ static void on_event(struct reading *rd, const struct nettrace_event *e)
 		if (rt_decode_method(e, &m) < 0)
 			break;
 		grow_array((void **)&p->jits, &p->jits_cap, p->njits + 1, sizeof(*p->jits));
+		*slot(&rd->jits, e->thread_id) = p->njits + 1;
 		p->jits[p->njits++] = (struct rt_jit){.method_id = m.method_id,
 						      .tid = e->thread_id,
 						      .start_ns = ns,
@@ -245,16 +288,16 @@ static void on_event(struct reading *rd, const struct nettrace_event *e)
 		if (rt_decode_method(e, &m) < 0)
 			break;
 		add_code(p, &m);
-		if (kind == RT_METHOD_LOAD_VERBOSE)
-			for (size_t i = p->njits; i-- > 0;) {
-				struct rt_jit *j = &p->jits[i];
-				if (j->tid == e->thread_id && j->method_id == m.method_id &&
-				    !j->end_ns) {
-					j->end_ns = ns > j->start_ns ? ns : j->start_ns;
-					j->flags = m.flags;
-					break;
-				}
-			}
+		/* The load that ends the thread's open JIT of this method (ReadyToRun code
+		 * loads without one). */
+		size_t *open =
+		    kind == RT_METHOD_LOAD_VERBOSE ? slot(&rd->jits, e->thread_id) : NULL;
+		if (open && *open && p->jits[*open - 1].method_id == m.method_id) {
+			struct rt_jit *j = &p->jits[*open - 1];
+			j->end_ns = ns > j->start_ns ? ns : j->start_ns;
+			j->flags = m.flags;
+			*open = 0;
+		}
 		rt_method_release(&m);
 		break;
 	}
@@ -379,7 +422,7 @@ int runtime_report_add(struct runtime_report *rr, FILE *f, const char *name, lon
 	rd.t = nettrace_reader_trace(r);
 	if (!rd.t) { /* not even the trace block */
 		nettrace_reader_free(r);
-		free(rd.gcev);
+		reading_release(&rd);
 		pc_err("%s", rc < 0 ? pc_strerror() : "empty NetTrace stream");
 		return -1;
 	}
@@ -397,7 +440,7 @@ int runtime_report_add(struct runtime_report *rr, FILE *f, const char *name, lon
 	proc.truncated = st->truncated;
 	build_gcs(&rd);
 	qsort(proc.code, proc.ncode, sizeof(*proc.code), cmp_code);
-	free(rd.gcev);
+	reading_release(&rd);
 	nettrace_reader_free(r);
 	grow_array((void **)&rr->procs, &rr->cap, rr->nprocs + 1, sizeof(*rr->procs));
 	rr->procs[rr->nprocs++] = proc;
