@@ -9,6 +9,8 @@
 #
 #   bench/dotnet_events_overhead.sh [BUILD_DIR] [ROUNDS] [RUNS]    # defaults: build 30000 5
 #
+# ON_ARGS="-events GROUP,..." measures a part of the set instead (what dominates).
+#
 # Needs root and the .NET SDK.  See bench/README.md.
 set -euo pipefail
 build=$(realpath "${1:-build}")
@@ -32,12 +34,11 @@ trap cleanup EXIT
 cd "$work"
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
 
-# one MODE N: the app's elapsed ms under MODE (none, off, on) and its CPU time (appcpu.*);
-# the collector's CPU time in cpu.*
+# one MODE N: under MODE (none, off, on), the app's elapsed and CPU ms for the work (its
+# threads and the runtime's; in app.MODE.N); the collector's CPU time in cpu.MODE.N
 one() {
 	local mode=$1 n=$2 go=go.$mode.$n
-	{ TIMEFORMAT='%U %S'; time dotnet "$DLL" bench "$go" "$rounds" >"app.$mode.$n" 2>&1; } \
-		2>"appcpu.$mode.$n" &
+	dotnet "$DLL" bench "$go" "$rounds" >"app.$mode.$n" 2>&1 &
 	local job=$!
 	until grep -qs '^ready' "app.$mode.$n"; do sleep 0.05; done
 	app=$(awk '/^ready/ { print $2 }' "app.$mode.$n")
@@ -45,6 +46,8 @@ one() {
 	if [ "$mode" != none ]; then
 		local extra=()
 		[ "$mode" = off ] && extra=(-nodotnetevents)
+		# shellcheck disable=SC2206 # ON_ARGS: words
+		[ "$mode" = on ] && extra=(${ON_ARGS:-})
 		{ TIMEFORMAT='%U %S'; time "$PC" collect "t.$mode.$n" -pid "$app" "${extra[@]}" \
 			2>"coll.$mode.$n"; } 2>"cpu.$mode.$n" &
 		coll=$!
@@ -54,28 +57,27 @@ one() {
 	wait "$job"
 	app=none
 	[ "$coll" = none ] || wait "$coll"
-	awk '/^elapsed_ms/ { print $2 }' "app.$mode.$n"
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 for n in $(seq "$runs"); do
 	for mode in off on none; do
-		one $mode "$n" >>"ms.$mode"
+		one $mode "$n"
 	done
 done
-off=$(median <ms.off) on=$(median <ms.on) none=$(median <ms.none)
-printf 'app elapsed, median of %d (ms): no collector %s, collect -nodotnetevents %s, collect (default .NET events) %s\n' \
-	"$runs" "$none" "$off" "$on"
-awk -v on="$on" -v off="$off" -v none="$none" 'BEGIN {
-	printf "slowdown from the .NET events (on vs off): %+.2f%%; from the whole collection (on vs none): %+.2f%%\n",
-		(on / off - 1) * 100, (on / none - 1) * 100 }'
-for mode in none off on; do
-	for f in appcpu.$mode.*; do awk '{ print $1 + $2 }' "$f"; done | median >"appcpu.$mode"
+for what in elapsed_ms cpu_ms; do
+	for mode in none off on; do
+		cat app.$mode.* | awk -v w="$what" '/^elapsed_ms/ { for (i = 1; i < NF; i++) if ($i == w) print $(i + 1) }' |
+			median >"$what.$mode"
+	done
+	awk -v w="$what" -v none="$(cat "$what.none")" -v off="$(cat "$what.off")" -v on="$(cat "$what.on")" \
+		-v runs="$runs" 'BEGIN {
+		printf "app %s for the work, median of %d: no collector %.1f, collect -nodotnetevents %.1f, collect (default .NET events) %.1f\n",
+			w, runs, none, off, on
+		printf "  slowdown from the .NET events (on vs off): %+.2f%%; from the whole collection (on vs none): %+.2f%%\n",
+			(on / off - 1) * 100, (on / none - 1) * 100 }'
 done
-awk -v none="$(cat appcpu.none)" -v off="$(cat appcpu.off)" -v on="$(cat appcpu.on)" 'BEGIN {
-	printf "app CPU time (user+sys, whole process), median (s): no collector %.3f, -nodotnetevents %.3f, default .NET events %.3f: %+.2f%% from the events\n",
-		none, off, on, (on / off - 1) * 100 }'
 # What the default set recorded in one run, and what it cost the collector.
 log=$("$PC" cat t.on.1.trace.zip perfcollect.log)
 echo "$log" | grep -o 'dotnet-[0-9]*.nettrace: NetTrace.*' | head -n 1

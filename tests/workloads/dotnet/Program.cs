@@ -8,7 +8,7 @@
 //                                 RuntimeEvents), print its own counts of each, wait for
 //                                 file DONE (or exit at once when DONE is "-")
 //   pc-dotnet-app bench GO ROUNDS wait for file GO, then two threads run ROUNDS rounds of
-//                                 mixed work each (see Bench); print "elapsed_ms N"
+//                                 mixed work each (see Bench); print "elapsed_ms N cpu_ms N"
 //   pc-dotnet-app storm GO SECONDS wait for file GO, then throw and catch exceptions as fast
 //                                 as it can for SECONDS; print "thrown N"
 //
@@ -309,12 +309,19 @@ namespace PcDotnetApp
 			Console.WriteLine("ready " + Environment.ProcessId);
 			Console.Out.Flush();
 			WaitFor(go);
+			var me = Process.GetCurrentProcess();
+			var cpu0 = me.TotalProcessorTime;
 			var sw = Stopwatch.StartNew();
 			var t = new Thread(() => Worker(rounds));
 			t.Start();
 			Worker(rounds);
 			t.Join();
-			Console.WriteLine("elapsed_ms " + sw.Elapsed.TotalMilliseconds.ToString("F1", CultureInfo.InvariantCulture));
+			double elapsed = sw.Elapsed.TotalMilliseconds;
+			me.Refresh();
+			// CPU time of the whole process (the runtime's threads included) during the work.
+			double cpu = (me.TotalProcessorTime - cpu0).TotalMilliseconds;
+			Console.WriteLine("elapsed_ms " + elapsed.ToString("F1", CultureInfo.InvariantCulture) +
+					  " cpu_ms " + cpu.ToString("F1", CultureInfo.InvariantCulture));
 			return 0;
 		}
 
