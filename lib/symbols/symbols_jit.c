@@ -43,6 +43,7 @@ void jit_procs_free(struct jit_procs *j)
 		}
 		free(p->dso_name);
 		free(p->jitdump_hint);
+		free(p->map_dir);
 		free(p);
 	}
 	free(j->v);
@@ -95,9 +96,9 @@ static const char *const side_fmt[3] = {
     [JIT_DUMP] = "%s/jit-%u.dump",
 };
 static const char *const target_fmt[3] = {
-    [JIT_PERF_MAP] = "/tmp/perf-%u.map",
-    [JIT_PERFINFO_MAP] = "/tmp/perfinfo-%u.map",
-    [JIT_DUMP] = "/tmp/jit-%u.dump",
+    [JIT_PERF_MAP] = "%s/perf-%u.map",
+    [JIT_PERFINFO_MAP] = "%s/perfinfo-%u.map",
+    [JIT_DUMP] = "%s/jit-%u.dump",
 };
 
 /* A file inside a target's root, after safe_open_in_root() vouched for it: it must also
@@ -153,7 +154,8 @@ static int find_kind(struct jit_procs *j, struct jit_proc *p, enum jit_file_kind
 	}
 	src->path = kind == JIT_DUMP && hint_usable(p, alive)
 			? xstrdup(p->jitdump_hint)
-			: xasprintf(target_fmt[kind], alive ? (unsigned)st->nspid : p->pid);
+			: xasprintf(target_fmt[kind], p->map_dir ? p->map_dir : "/tmp",
+				    alive ? (unsigned)st->nspid : p->pid);
 	if (j->live && alive) {
 		src->root_pid = p->pid;
 		src->uid = st->uid;
@@ -305,19 +307,30 @@ int jit_procs_copy(struct jit_procs *j, uint32_t pid, enum jit_file_kind kind, c
 	return ret;
 }
 
-const char *jit_proc_lookup(struct jit_proc *p, uint64_t addr, uint64_t time)
+const char *jit_proc_lookup_start(struct jit_proc *p, uint64_t addr, uint64_t time, uint64_t *start)
 {
 	if (p->jitdump) {
 		const struct jitdump_load *l = jitdump_lookup(p->jitdump, addr, time);
-		if (l)
+		if (l) {
+			if (start)
+				*start = l->addr;
 			return l->name;
+		}
 	}
 	if (p->perfmap) {
 		const struct perfmap_entry *e = perfmap_lookup(p->perfmap, addr);
-		if (e)
+		if (e) {
+			if (start)
+				*start = e->start;
 			return e->name;
+		}
 	}
 	return NULL;
+}
+
+const char *jit_proc_lookup(struct jit_proc *p, uint64_t addr, uint64_t time)
+{
+	return jit_proc_lookup_start(p, addr, time, NULL);
 }
 
 void jit_procs_foreach(struct jit_procs *j,
