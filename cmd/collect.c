@@ -4,6 +4,7 @@
 #include "collect.h"
 #include "collect_bg.h"
 #include "commands.h"
+#include "dotnet/eventpipe_events.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,13 @@ static void usage(FILE *f, const char *cmd, const struct cli_opt *opts)
 		       "sched_stat_sleep and sched_process_exit\ntracepoints (mounting tracefs if "
 		       "needed); -offcpu records them instead of CPU samples.  With -pid the\n"
 		       "switches to its threads from other tasks are recorded too, so each wait "
-		       "ends where it ends.\n\noptions:\n");
+		       "ends where it ends.\n\n"
+		       "The .NET runtime's own events (GC, JIT, loader, exceptions, contention, "
+		       "threading)\nare recorded over EventPipe from every .NET process traced, as "
+		       "perfcollect's LTTng\nevents were: -events, -rawevents, -gccollectonly, "
+		       "-gconly, -gcwithheap choose\nthem as perfcollect does (the -gc* options "
+		       "record no CPU samples); -providers adds\nany EventSource; -nodotnetevents "
+		       "turns them off.\n\noptions:\n");
 	cli_print_options(f, opts);
 }
 
@@ -50,9 +57,10 @@ static int parse_buffersize(const char *s, uint64_t *bytes)
 static int collect_command(const char *cmd, int argc, char **argv)
 {
 	struct collect_opts o = {.pid = -1};
-	const char *outdir = NULL, *events = NULL, *buffersize = NULL;
+	const char *outdir = NULL, *buffersize = NULL;
+	struct dotnet_events_opts eo = {.set = DOTNET_EVENTS_DEFAULT};
 	bool nolttng = false, noperf = false, gccollectonly = false, gconly = false,
-	     gcwithheap = false;
+	     gcwithheap = false, nodotnetevents = false;
 	const struct cli_opt opts[] = {
 	    {"pid", 0, CLI_INT, &o.pid, "N",
 	     "record process N and all its threads, present and future (default: all CPUs)"},
@@ -73,16 +81,24 @@ static int collect_command(const char *cmd, int argc, char **argv)
 	    {"outdir", 'o', CLI_STR, &outdir, "DIR", "write <name>.trace.zip in DIR (default .)"},
 	    {"nodotnetipc", 0, CLI_FLAG, &o.no_dotnet_ipc, NULL,
 	     "do not ask a .NET target to write perf maps over its diagnostics IPC"},
-	    {"nolttng", 0, CLI_FLAG, &nolttng, NULL, "accepted (no LTTng is used)"},
-	    {"noperf", 0, CLI_FLAG, &noperf, NULL, "accepted (CPU samples are always recorded)"},
-	    {"events", 0, CLI_STR, &events, "LIST", "accepted (LTTng events: not collected)"},
-	    {"rawevents", 0, CLI_STR, &o.rawevents, "LIST",
-	     "runtime events by name, comma-separated (not collected yet; noted in the log)"},
+	    {"nodotnetevents", 0, CLI_FLAG, &nodotnetevents, NULL,
+	     "do not record the .NET runtime's events (EventPipe)"},
+	    {"events", 0, CLI_STR, &eo.events, "LIST",
+	     ".NET events: perfcollect's keyword groups (DotNETRuntime_GCKeyword,...), "
+	     "instead of its default set"},
+	    {"rawevents", 0, CLI_STR, &eo.rawevents, "LIST",
+	     ".NET events by name (DotNETRuntime:GCStart_V2,...), added"},
+	    {"providers", 0, CLI_STR, &eo.providers, "LIST",
+	     "EventSources in dotnet-trace's syntax, Name[:Keywords[:Level[:Args]]],..."},
 	    {"gccollectonly", 0, CLI_FLAG, &gccollectonly, NULL,
-	     "accepted (LTTng GC events: not collected)"},
-	    {"gconly", 0, CLI_FLAG, &gconly, NULL, "accepted (LTTng GC events: not collected)"},
+	     ".NET GC collections and exceptions only, no CPU samples"},
+	    {"gconly", 0, CLI_FLAG, &gconly, NULL,
+	     ".NET GC (with allocation ticks), JIT, loader, exceptions; no CPU samples"},
 	    {"gcwithheap", 0, CLI_FLAG, &gcwithheap, NULL,
-	     "accepted (LTTng GC events: not collected)"},
+	     ".NET GC with heap survival and movement; no CPU samples"},
+	    {"nolttng", 0, CLI_FLAG, &nolttng, NULL,
+	     "no .NET runtime events (perfcollect took them from LTTng)"},
+	    {"noperf", 0, CLI_FLAG, &noperf, NULL, "no CPU samples: .NET runtime events only"},
 	    {NULL, 0, 0, NULL, NULL, NULL},
 	};
 	const char *pos[1];
@@ -110,32 +126,68 @@ static int collect_command(const char *cmd, int argc, char **argv)
 		return 2;
 	}
 	if (o.freq < 0 || o.freq > 1000000) {
-		fprintf(stderr, "perfcollect-c collect: -freq needs a rate from 1 to 1000000 Hz\n");
+		fprintf(stderr, "perfcollect-c %s: -freq needs a rate from 1 to 1000000 Hz\n", cmd);
 		return 2;
 	}
 
-	/* perfcollect's LTTng options: perfcollect-c has no LTTng session; say so rather than
-	 * silently ignore them. */
+	/* perfcollect's .NET event options: the runtime's events come over EventPipe. */
 	const char *notes[8];
 	size_t nnotes = 0;
-	if (nolttng)
-		notes[nnotes++] = "-nolttng: perfcollect-c never uses LTTng; nothing to turn off";
-	if (noperf)
-		notes[nnotes++] = "-noperf: perfcollect-c's trace is the CPU samples; they are "
-				  "recorded anyway";
-	if (events)
-		notes[nnotes++] = "-events: LTTng (.NET runtime) events are not collected by "
-				  "perfcollect-c; ignored";
-	char *raw_note = NULL;
-	if (o.rawevents) {
-		raw_note = xasprintf("-rawevents %s: .NET runtime events are not collected by this "
-				     "version; CPU samples only",
-				     o.rawevents);
-		notes[nnotes++] = raw_note;
+	int gcsets = gccollectonly + gconly + gcwithheap;
+	if (gcsets > 1) {
+		fprintf(stderr, "perfcollect-c collect: -gccollectonly, -gconly and -gcwithheap "
+				"exclude each other; choose one\n");
+		return 2;
 	}
-	if (gccollectonly || gconly || gcwithheap)
-		notes[nnotes++] = "-gccollectonly/-gconly/-gcwithheap: .NET GC events come from "
-				  "LTTng, which perfcollect-c does not use; CPU samples only";
+	eo.set = gccollectonly ? DOTNET_EVENTS_GCCOLLECTONLY
+		 : gconly      ? DOTNET_EVENTS_GCONLY
+		 : gcwithheap  ? DOTNET_EVENTS_GCWITHHEAP
+			       : DOTNET_EVENTS_DEFAULT;
+	bool no_events = nodotnetevents || nolttng;
+	if (no_events && (gcsets || eo.events || eo.rawevents || eo.providers)) {
+		fprintf(stderr,
+			"perfcollect-c collect: -%s turns the .NET events off; it does not "
+			"go with -events, -rawevents, -providers or -gc*\n",
+			nodotnetevents ? "nodotnetevents" : "nolttng");
+		return 2;
+	}
+	if (noperf && no_events) {
+		fprintf(stderr,
+			"perfcollect-c collect: -noperf with -%s leaves nothing to "
+			"record\n",
+			nodotnetevents ? "nodotnetevents" : "nolttng");
+		return 2;
+	}
+	if (gcsets && (eo.events || eo.rawevents))
+		notes[nnotes++] = "-events/-rawevents: ignored with -gccollectonly, -gconly or "
+				  "-gcwithheap, as perfcollect does";
+	o.no_cpu_samples = gcsets || noperf;
+	if (o.no_cpu_samples && (o.threadtime || o.offcpu || o.hwevents || o.system))
+		notes[nnotes++] = "-threadtime/-offcpu/-hwevents/-system: ignored; "
+				  "-gccollectonly, -gconly, -gcwithheap and -noperf record no perf "
+				  "events, as perfcollect";
+	if (nolttng)
+		notes[nnotes++] = "-nolttng: no .NET runtime events (perfcollect recorded them "
+				  "with LTTng; perfcollect-c with EventPipe)";
+	if (o.no_cpu_samples)
+		notes[nnotes++] = "no CPU samples: this collection records the .NET runtime's "
+				  "events only";
+	struct eventpipe_config events;
+	memset(&events, 0, sizeof(events));
+	if (!no_events) {
+		if (gcsets) {
+			eo.events = NULL;
+			eo.rawevents = NULL;
+		}
+		if (eventpipe_events_build(&eo, &events) < 0) {
+			fprintf(stderr, "perfcollect-c collect: %s\n", pc_strerror());
+			return 2;
+		}
+		o.dotnet_events = &events;
+	}
+	if (o.no_cpu_samples) {
+		o.threadtime = o.offcpu = o.hwevents = o.system = false;
+	}
 
 	o.name = pos[0];
 	o.outdir = outdir;
@@ -155,7 +207,7 @@ static int collect_command(const char *cmd, int argc, char **argv)
 		fprintf(stderr, "perfcollect-c: %s\n", pc_strerror());
 		rc = 1;
 	}
-	free(raw_note);
+	eventpipe_config_release(&events);
 	return rc;
 }
 

@@ -11,6 +11,7 @@
 #include "report/flamegraph.h"
 #include "report/offcpu.h"
 #include "report/report.h"
+#include "report/runtime_report.h"
 #include "report/stackfile.h"
 #include "report/summary.h"
 #include "report/view.h"
@@ -69,7 +70,7 @@ struct view_opts {
 	const char *graphtype, *processfilter, *event, *flamegraph, *folded, *percent_limit;
 	const char *viewer, *perfopt, *format, *output, *diff, *title;
 	long pid, tid, top, width;
-	bool offcpu;
+	bool offcpu, runtime;
 };
 
 /* Blocked time is counted in nanoseconds and shown in ms (folded stacks: microseconds). */
@@ -285,7 +286,8 @@ static void explain_no_offcpu(const char *input, const struct view *v)
 }
 
 static const char usage_text[] =
-    "usage: perfcollect-c view <trace.zip | name.trace | perf.data.txt | -> [options]\n"
+    "usage: perfcollect-c view <trace.zip | name.trace | perf.data.txt | x.nettrace | -> "
+    "[options]\n"
     "Call graph and top functions (paged on a terminal when longer than the screen), or a\n"
     "flame graph, folded stacks, a pprof or speedscope profile, or a comparison (-diff).\n"
     "\noptions:\n";
@@ -321,7 +323,14 @@ static const char offcpu_help[] =
     "CPU samples; -flamegraph FILE.svg also writes a blue FILE.offcpu.svg, -folded F.folded\n"
     "also F.offcpu.folded (weights in microseconds), and so on for every format.  -offcpu\n"
     "shows the blocked time alone (to the file named), as does a trace without CPU samples;\n"
-    "-event NAME shows only NAME.\n";
+    "-event NAME shows only NAME.\n"
+    "\n.NET runtime events, from the dotnet-<pid>.nettrace files collect writes (or any\n"
+    "*.nettrace given): GCs by generation and reason with pause times (% of the wall time,\n"
+    "the longest ones and the CPU samples inside them: both use CLOCK_MONOTONIC), heap size\n"
+    "after; exceptions by type and throwing method; lock contention by waiting method; JIT\n"
+    "time by method; allocation ticks by type.  Shown after the CPU report, alone with\n"
+    "-runtime or when the trace has no CPU samples (collect -gconly ...).\n";
+
 
 /* "dir/app.trace.zip" -> "app" + ext, in the current directory. */
 static char *default_output(const char *input, const char *ext)
@@ -528,6 +537,8 @@ int cmd_view(int argc, char **argv)
 	     "text (default), svg, folded, pprof or speedscope (below)"},
 	    {"output", 'o', CLI_STR, &vo.output, "FILE",
 	     "where -format writes (- for stdout; default: named after the trace)"},
+	    {"runtime", 0, CLI_FLAG, &vo.runtime, NULL,
+	     "only the .NET runtime's events: GCs, exceptions, contention, JIT, allocations"},
 	    {"flamegraph", 0, CLI_STR, &vo.flamegraph, "FILE.svg",
 	     "write an interactive flame graph (SVG) instead of the text report"},
 	    {"folded", 0, CLI_STR, &vo.folded, "FILE",
@@ -562,9 +573,10 @@ int cmd_view(int argc, char **argv)
 			"perfcollect-c view: which trace? (see 'perfcollect-c view --help')\n");
 		return 2;
 	}
+	/* perfcollect's LTTng viewer showed the runtime's events: here they came over EventPipe. */
 	if (vo.viewer && !strcasecmp(vo.viewer, "lttng"))
-		return view_lttng(pos[0]);
-	if (vo.viewer && strcasecmp(vo.viewer, "perf")) {
+		vo.runtime = true;
+	else if (vo.viewer && strcasecmp(vo.viewer, "perf")) {
 		fprintf(
 		    stderr,
 		    "perfcollect-c view: -viewer is perf or lttng (as perfcollect's), not '%s'\n",
@@ -584,6 +596,11 @@ int cmd_view(int argc, char **argv)
 	if (vo.offcpu && vo.event) {
 		fprintf(stderr, "perfcollect-c view: -offcpu or -event, not both\n");
 		goto out;
+	}
+	if (vo.runtime && (vo.offcpu || vo.event || vo.flamegraph || vo.folded)) {
+		fprintf(stderr, "perfcollect-c view: -runtime shows the .NET runtime events alone; "
+				"it goes without -offcpu, -event, -flamegraph and -folded\n");
+		return 2;
 	}
 	bool caller = false;
 	if (vo.graphtype && !strcasecmp(vo.graphtype, "caller"))
@@ -623,6 +640,34 @@ int cmd_view(int argc, char **argv)
 	if (st.truncated_stacks)
 		fprintf(stderr, "perfcollect-c view: warning: %llu stack(s) cut to %d frames\n",
 			(unsigned long long)st.truncated_stacks, STACKFILE_MAX_FRAMES);
+	for (size_t i = 0; i < v->nrt_warnings; i++)
+		fprintf(stderr, "perfcollect-c view: warning: %s\n", v->rt_warnings[i]);
+	struct runtime_report_opts rto = {.pid = vo.pid, .top = (size_t)vo.top};
+	bool rt = v->rt && runtime_report_processes(v->rt);
+	if (vo.runtime || (rt && !v->has_perf_text && !vo.flamegraph && !vo.folded)) {
+		if (!rt) {
+			fprintf(stderr,
+				"perfcollect-c view: no .NET runtime events in %s (collect records "
+				"them "
+				"from .NET processes unless -nodotnetevents)\n",
+				pos[0]);
+			goto out;
+		}
+		char *text = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&text, &len);
+		fprintf(out, "# perfcollect-c view %s\n", pos[0]);
+		int prc = runtime_report_print(v->rt, out, &rto);
+		if (fclose(out) && !prc)
+			prc = pc_err_errno("cannot write the report");
+		if (!prc)
+			prc = page_output(text, len);
+		free(text);
+		rc = prc ? 1 : 0;
+		if (rc)
+			fprintf(stderr, "perfcollect-c view: %s\n", pc_strerror());
+		goto out;
+	}
 	const struct offcpu_stats *os = offcpu_stats(v->oc);
 	if (os->bad_switches && os->bad_switches < os->switches)
 		fprintf(stderr,
@@ -681,6 +726,10 @@ int cmd_view(int argc, char **argv)
 			prc = report_sorted(out, e->tree, po.sort, &ro);
 		if (!prc && off)
 			prc = print_offcpu_report(out, pos[0], v, &ro, caller, e != NULL);
+		if (!prc && rt) {
+			fputs("\n#\n# ========\n", out);
+			prc = runtime_report_print(v->rt, out, &rto);
+		}
 		if (fclose(out) && !prc)
 			prc = pc_err_errno("cannot write the report");
 		if (!prc)

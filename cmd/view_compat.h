@@ -18,8 +18,4 @@ struct perfopt {
 int perfopt_parse(const char *s, struct perfopt *po);
 void perfopt_free(struct perfopt *po);
 
-/* -viewer lttng: says what the trace has of the .NET runtime events and how to see them;
- * returns the exit status. */
-int view_lttng(const char *input);
-
 #endif

@@ -46,12 +46,12 @@ _perfcollect_c()
 		return
 	fi
 	local cmd=${words[1]} opts=""
-	local collect_opts="-pid -collectsec -freq -F -buffersize -threadtime -offcpu -hwevents -system -o -outdir -nodotnetipc -nolttng -noperf -events -rawevents -gccollectonly -gconly -gcwithheap -help"
+	local collect_opts="-pid -collectsec -freq -F -buffersize -threadtime -offcpu -hwevents -system -o -outdir -nodotnetipc -nodotnetevents -events -rawevents -providers -gccollectonly -gconly -gcwithheap -nolttng -noperf -help"
 	case $cmd in
 	collect | start) opts=$collect_opts ;;
 	stop) opts="-o -outdir -help" ;;
 	merge) opts="-o -help" ;;
-	view) opts="-graphtype -processfilter -pid -tid -event -offcpu -format -o -output -flamegraph -folded -diff -title -width -top -percent-limit -viewer -perfopt -help" ;;
+	view) opts="-graphtype -processfilter -pid -tid -event -offcpu -runtime -format -o -output -flamegraph -folded -diff -title -width -top -percent-limit -viewer -perfopt -help" ;;
 	log) opts="-tail -help" ;;
 	ls | cat | livetrace) opts="-help" ;;
 	install) opts="-force -help" ;;
@@ -93,7 +93,7 @@ _perfcollect_c()
 	diff)
 		_perfcollect_c_files '@(trace.zip|nettrace)'
 		return ;;
-	collectsec | freq | F | buffersize | tail | top | percent-limit | processfilter | module | events | rawevents | event | title | width | perfopt)
+	collectsec | freq | F | buffersize | tail | top | percent-limit | processfilter | module | events | rawevents | providers | event | title | width | perfopt)
 		return ;;
 	esac
 

@@ -9,6 +9,7 @@
 #include "collect_events.h"
 #include "collect_tracedir.h"
 #include "dotnet/dotnet_ipc.h"
+#include "dotnet/eventpipe_collect.h"
 #include "perfdata/buildid.h"
 #include "perfdata/perfdata_read.h"
 #include "perfdata/perfdata_write.h"
@@ -702,6 +703,16 @@ int collect_run(const struct collect_opts *o)
 		free(c.kallsyms);
 		c.kallsyms = NULL;
 	}
+	/* The .NET runtime events stream on a thread of their own (started here: the process
+	 * has one thread yet, as eventpipe_collect needs). */
+	struct eventpipe_collector *ep = NULL;
+	if (o->dotnet_events) {
+		struct eventpipe_collect_opts eo = {
+		    .trace_dir = c.trace_dir, .pid = c.pid, .config = o->dotnet_events};
+		ep = eventpipe_collector_start(&eo);
+		if (!ep)
+			log_warn("no .NET runtime events: %s", pc_strerror());
+	}
 	struct recorder_opts ro = {.pid = c.pid, .ring_bytes = o->buffersize};
 	c.rec = recorder_open(&ro, c.events, c.nevents);
 	if (!c.rec)
@@ -729,6 +740,8 @@ int collect_run(const struct collect_opts *o)
 	int rec_rc = record_to_file(&c, &why, &signo, &duration_ns);
 	/* Why the recording ended early (a full disk ...), said once more at the end. */
 	char *rec_err = rec_rc < 0 ? xstrdup(pc_strerror()) : NULL;
+	eventpipe_collector_stop(ep);
+	ep = NULL;
 	if (dotnet_enabled)
 		dotnet_finish_target(c.pid);
 	protect_postprocessing(c.zip_path, &old_mask);
@@ -814,6 +827,7 @@ abandon:
 	/* Nothing was recorded: leave nothing behind, and keep the message that says why. */
 	{
 		char *why_msg = xstrdup(pc_strerror());
+		eventpipe_collector_stop(ep);
 		if (dotnet_enabled)
 			dotnet_finish_target(c.pid);
 		log_close();

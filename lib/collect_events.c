@@ -228,9 +228,30 @@ static void set_freq(struct collect_events *ce, long want)
 	}
 }
 
+/* Side-band records (process names, maps, forks and exits) come once, with sb. */
+static void add_side_band(struct perf_event_attr *sb, bool switches)
+{
+	sb->mmap = 1;
+	sb->mmap2 = 1;
+	sb->comm = 1;
+	sb->comm_exec = 1;
+	sb->task = 1;
+	sb->context_switch = switches;
+}
+
 int collect_events_build(struct collect_events *ce, const struct collect_opts *o, bool one_process)
 {
 	memset(ce, 0, sizeof(*ce));
+	if (o->no_cpu_samples) {
+		/* perfcollect's -gc* options record no perf events at all; a dummy event keeps
+		 * the processes' side-band records (names, maps) for the runtime events. */
+		struct record_event *ev = add_event(ce, "dummy");
+		ev->attr.type = PERF_TYPE_SOFTWARE;
+		ev->attr.config = PERF_COUNT_SW_DUMMY;
+		ev->attr.sample_period = 1;
+		add_side_band(&ev->attr, false);
+		return 0;
+	}
 	set_freq(ce, o->freq);
 	/* perfcollect: -offcpu turns CPU samples off, -threadtime keeps them. */
 	if (!o->offcpu)
@@ -263,12 +284,7 @@ int collect_events_build(struct collect_events *ce, const struct collect_opts *o
 		    add_sampled(ce, "dummy:HG", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
 		sb = &dummy->attr;
 	}
-	sb->mmap = 1;
-	sb->mmap2 = 1;
-	sb->comm = 1;
-	sb->comm_exec = 1;
-	sb->task = 1;
-	sb->context_switch = tracepoints && one_process;
+	add_side_band(sb, tracepoints && one_process);
 	return 0;
 }
 

@@ -7,6 +7,8 @@
  *   -hwevents      + cycles, instructions, branches, cache-misses at 1000 Hz, those the PMU
  *                  has; one warning names the others and the collection goes on
  *   -system        + major-faults, minor-faults at 1000 Hz
+ *   no_cpu_samples (-gccollectonly, -gconly, -gcwithheap) only a dummy event: no samples,
+ *                  the processes' names and maps for the .NET runtime events
  *
  * Every event samples user+kernel frame-pointer call stacks with the same sample_id layout
  * (PERF_SAMPLE_IDENTIFIER, TID, TIME, CPU), so any record names its event and any

@@ -5,6 +5,7 @@
 #define PC_COLLECT_OPTS_H
 
 #include "base/util.h"
+#include "dotnet/eventpipe_session.h"
 
 struct collect_opts {
 	const char *name;    /* <name>.trace.zip */
@@ -14,9 +15,13 @@ struct collect_opts {
 	long freq;	     /* samples per second of each sampled event; 0: 1000 (perfcollect's) */
 	uint64_t buffersize; /* per ring buffer in bytes; 0: default */
 	bool threadtime, offcpu, hwevents, system;
-	bool no_dotnet_ipc;    /* do not ask the .NET runtime to write perf maps */
-	const char *rawevents; /* -rawevents LIST as given (runtime event names), or NULL */
-	int argc;	       /* the command line, for perf.data's cmdline and the log */
+	bool no_dotnet_ipc; /* do not ask the .NET runtime to write perf maps */
+	/* The .NET runtime events to record over EventPipe (eventpipe_events.h); NULL: none. */
+	const struct eventpipe_config *dotnet_events;
+	/* -gccollectonly, -gconly, -gcwithheap: as perfcollect, no CPU samples (perf.data then
+	 * holds only the processes' side-band records). */
+	bool no_cpu_samples;
+	int argc; /* the command line, for perf.data's cmdline and the log */
 	char **argv;
 	/* Lines about accepted options that do not apply (e.g. "-gconly: ..."), said on
 	 * screen and in perfcollect.log once it is open. */

@@ -465,23 +465,15 @@ int dotnet_ipc_reply_status(const unsigned char *hdr, const unsigned char *paylo
 	return 0;
 }
 
-/* One command: connect, send m, read the reply.  On a Server OK reply returns 0 with the
- * payload in *payload (malloc'd; *len bytes).  A Server Error reply becomes pc_err(); an
- * unknown command gets the explanation that matters to the user. */
-static int ipc_call(pid_t pid, struct ipc_msg *m, const char *what, unsigned char **payload,
-		    size_t *len)
+/* Connects to pid and sends the message (header and payload, len bytes); returns the
+ * connection, on which the answer will come. */
+static int ipc_send(pid_t pid, const unsigned char *msg, size_t msg_len, const char *what)
 {
-	*payload = NULL;
-	*len = 0;
-	if (msg_finish(m) < 0)
-		return -1;
 	int sock = ipc_connect(pid);
 	if (sock < 0)
 		return -1;
-	int r = -1;
-	unsigned char hdr[IPC_HEADER_LEN];
-	for (size_t sent = 0; sent < m->len;) {
-		ssize_t w = send(sock, m->buf + sent, m->len - sent, MSG_NOSIGNAL);
+	for (size_t sent = 0; sent < msg_len;) {
+		ssize_t w = send(sock, msg + sent, msg_len - sent, MSG_NOSIGNAL);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0) {
@@ -490,10 +482,23 @@ static int ipc_call(pid_t pid, struct ipc_msg *m, const char *what, unsigned cha
 				       ipc_timeout_ms / 1000.0);
 			else
 				pc_err_errno("%s: cannot send to pid %d", what, (int)pid);
-			goto out;
+			close(sock);
+			return -1;
 		}
 		sent += w;
 	}
+	return sock;
+}
+
+/* Reads the answer to a command from sock.  On a Server OK reply returns 0 with the
+ * payload in *payload (malloc'd; *len bytes).  A Server Error reply becomes pc_err(); an
+ * unknown command gets the explanation that matters to the user. */
+static int ipc_answer(int sock, pid_t pid, const char *what, unsigned char **payload, size_t *len)
+{
+	*payload = NULL;
+	*len = 0;
+	int r = -1;
+	unsigned char hdr[IPC_HEADER_LEN];
 	if (read_full(sock, hdr, sizeof(hdr), what) < 0)
 		goto out;
 	if ((*len = dotnet_ipc_reply_header(hdr, what)) == SIZE_MAX) {
@@ -505,7 +510,6 @@ static int ipc_call(pid_t pid, struct ipc_msg *m, const char *what, unsigned cha
 		goto out;
 	r = dotnet_ipc_reply_status(hdr, *payload, *len, what, pid);
 out:
-	close(sock);
 	if (r < 0) {
 		free(*payload);
 		*payload = NULL;
@@ -522,6 +526,89 @@ int dotnet_ipc_hresult(const unsigned char *payload, size_t len, const char *wha
 		return pc_err("%s: the runtime in pid %d answered HRESULT 0x%08x", what, (int)pid,
 			      get_u32(payload));
 	return 0;
+}
+
+/* One command: send, read the answer; with stream_fd the connection stays open for the
+ * command's continuation and goes to *stream_fd. */
+static int ipc_exchange(pid_t pid, const unsigned char *msg, size_t msg_len, const char *what,
+			unsigned char **payload, size_t *len, int *stream_fd)
+{
+	*payload = NULL;
+	*len = 0;
+	int sock = ipc_send(pid, msg, msg_len, what);
+	if (sock < 0)
+		return -1;
+	int r = ipc_answer(sock, pid, what, payload, len);
+	if (r == 0 && stream_fd)
+		*stream_fd = sock;
+	else
+		close(sock);
+	return r;
+}
+
+static int ipc_call(pid_t pid, struct ipc_msg *m, const char *what, unsigned char **payload,
+		    size_t *len)
+{
+	*payload = NULL;
+	*len = 0;
+	if (msg_finish(m) < 0)
+		return -1;
+	return ipc_exchange(pid, m->buf, m->len, what, payload, len, NULL);
+}
+
+/* The message for a command with the caller's payload; malloc'd, *len bytes. */
+static unsigned char *raw_message(uint8_t cmdset, uint8_t cmdid, const void *payload,
+				  size_t payload_len, const char *what, size_t *len)
+{
+	if (payload_len > 0xffff - IPC_HEADER_LEN) {
+		pc_err("%s: a message of %zu bytes is too long for the diagnostics IPC", what,
+		       payload_len);
+		return NULL;
+	}
+	*len = IPC_HEADER_LEN + payload_len;
+	unsigned char *msg = xmalloc(*len);
+	memcpy(msg, IPC_MAGIC, IPC_MAGIC_LEN);
+	msg[14] = *len & 0xff;
+	msg[15] = (*len >> 8) & 0xff;
+	msg[16] = cmdset;
+	msg[17] = cmdid;
+	msg[18] = msg[19] = 0;
+	if (payload_len)
+		memcpy(msg + IPC_HEADER_LEN, payload, payload_len);
+	return msg;
+}
+
+int dotnet_ipc_call(pid_t pid, uint8_t cmdset, uint8_t cmdid, const void *payload,
+		    size_t payload_len, const char *what, unsigned char **answer,
+		    size_t *answer_len, int *stream_fd)
+{
+	*answer = NULL;
+	*answer_len = 0;
+	size_t len;
+	unsigned char *msg = raw_message(cmdset, cmdid, payload, payload_len, what, &len);
+	if (!msg)
+		return -1;
+	int r = ipc_exchange(pid, msg, len, what, answer, answer_len, stream_fd);
+	free(msg);
+	return r;
+}
+
+int dotnet_ipc_send(pid_t pid, uint8_t cmdset, uint8_t cmdid, const void *payload,
+		    size_t payload_len, const char *what)
+{
+	size_t len;
+	unsigned char *msg = raw_message(cmdset, cmdid, payload, payload_len, what, &len);
+	if (!msg)
+		return -1;
+	int fd = ipc_send(pid, msg, len, what);
+	free(msg);
+	return fd;
+}
+
+int dotnet_ipc_answer(int fd, pid_t pid, const char *what, unsigned char **answer,
+		      size_t *answer_len)
+{
+	return ipc_answer(fd, pid, what, answer, answer_len);
 }
 
 /* Commands whose OK answer is an int32 HRESULT. */

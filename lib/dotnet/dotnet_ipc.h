@@ -98,6 +98,26 @@ int dotnet_process_info_parse(const unsigned char *payload, size_t len,
  * errno ENOENT when nothing is there (see safe_open_in_root()). */
 int dotnet_open_map_file(pid_t pid, const char *name_fmt, char **shown);
 
+/* One command of any command set (e.g. EventPipe's, see eventpipe_session.h) with a payload
+ * the caller encoded: the header is added here.  On a Server OK answer returns 0 with its
+ * payload in *answer (malloc'd, *answer_len bytes); when stream_fd is not NULL the
+ * connection stays open for the continuation that follows the answer (an EventPipe
+ * session's stream) and its fd goes to *stream_fd (blocking, with the send and receive
+ * timeouts of every command).  -1 with pc_err() otherwise. */
+int dotnet_ipc_call(pid_t pid, uint8_t cmdset, uint8_t cmdid, const void *payload,
+		    size_t payload_len, const char *what, unsigned char **answer,
+		    size_t *answer_len, int *stream_fd);
+
+/* The two halves of dotnet_ipc_call(), for a command whose answer may take long and must
+ * not block the caller (StopTracing answers only after the session's rundown went out on
+ * its stream, which the caller must go on reading): dotnet_ipc_send() connects and sends,
+ * returning the connection's fd (-1 with pc_err()); dotnet_ipc_answer() reads the answer
+ * from it (the fd stays open: the caller closes it). */
+int dotnet_ipc_send(pid_t pid, uint8_t cmdset, uint8_t cmdid, const void *payload,
+		    size_t payload_len, const char *what);
+int dotnet_ipc_answer(int fd, pid_t pid, const char *what, unsigned char **answer,
+		      size_t *answer_len);
+
 /* What `collect -pid` calls before recording (dotnet_target.c, on top of dotnet_maps.h):
  * makes the runtime of a .NET process write what names its managed code, asking it over the
  * IPC (when enable_ipc) only for what it is not writing already, never truncating a file

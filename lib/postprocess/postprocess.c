@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "perfdata/perfdata_read.h"
 #include "postprocess_jit.h"
+#include "postprocess_nettrace.h"
 #include "trace_fields.h"
 #include "script.h"
 #include "symbols/symbols.h"
@@ -326,6 +327,13 @@ static int pack(const struct postprocess_opts *o, const char *out_dir, bool txt,
 	}
 	for (size_t i = 0; r == 0 && i < jitfiles_count(jf); i++)
 		r = add_entry(w, o->name, jitfiles_name(jf, i), out_dir);
+	/* The .NET runtime's events, as collect streamed them (loose: not ours to pick up). */
+	size_t nnt = 0;
+	char **nt = o->loose ? NULL : nettrace_files_find(o->trace_dir, &nnt);
+	nettrace_files_log(o->trace_dir, nt, nnt);
+	for (size_t i = 0; r == 0 && i < nnt; i++)
+		r = add_entry(w, o->name, nt[i], o->trace_dir);
+	nettrace_files_free(nt, nnt);
 	char *log_path = xasprintf("%s/perfcollect.log", out_dir);
 	if (r == 0) {
 		log_info("writing %s", o->zip_path);

@@ -3,11 +3,13 @@
 #include "base/archive.h"
 #include "perfdata/perfdata_read.h"
 #include "perfdata/perfdata_write.h"
+#include "nettrace/nettrace_read.h"
 
-#include <stdlib.h>
+#include <dirent.h>
 #include <errno.h>
-#include <string.h>
 #include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,6 +80,8 @@ static void note_recording(struct view *v, const struct stack_sample *s)
 	}
 }
 
+static bool is_tracepoint(const char *event);
+
 static int on_sample(const struct stack_sample *s, void *arg)
 {
 	struct view *v = arg;
@@ -102,6 +106,8 @@ static int on_sample(const struct stack_sample *s, void *arg)
 	calltree_add(e->tree, v->path, n, sample_weight(s));
 	e->samples++;
 	e->period += s->period;
+	if (v->rt && s->time_ns && !is_tracepoint(s->event))
+		runtime_report_sample(v->rt, s->pid, s->time_ns);
 	if (blocks)
 		offcpu_block(v->oc, s->tid, s->time_ns,
 			     calltree_insert(v->offcpu_tree, v->path, n));
@@ -156,6 +162,10 @@ void view_free(struct view *v)
 	free(v->cpu_bits);
 	offcpu_free(v->oc);
 	calltree_free(v->offcpu_tree);
+	runtime_report_free(v->rt);
+	for (size_t i = 0; i < v->nrt_warnings; i++)
+		free(v->rt_warnings[i]);
+	free(v->rt_warnings);
 	functable_free(v->ft);
 	free(v);
 }
@@ -215,7 +225,79 @@ static void open_log(const char *path, struct input *in, struct view_recording *
 }
 
 /* A trace.zip (by its magic), a .trace directory, a perf.data.txt, or "-" for stdin. */
-static int open_input(const char *path, struct input *in)
+
+static void rt_warning(struct view *v, const char *name, const char *why)
+{
+	v->rt_warnings = xrealloc(v->rt_warnings, (v->nrt_warnings + 1) * sizeof(char *));
+	v->rt_warnings[v->nrt_warnings++] = xasprintf("%s: %s", name, why);
+}
+
+/* One NetTrace stream into the runtime report. */
+static void add_runtime(struct view *v, FILE *f, const char *name)
+{
+	if (!v->rt)
+		v->rt = runtime_report_new();
+	char *warning;
+	if (runtime_report_add(v->rt, f, name, runtime_report_pid_of_name(name), &warning) < 0)
+		rt_warning(v, name, pc_strerror());
+	else if (warning)
+		rt_warning(v, name, warning);
+	free(warning);
+}
+
+static bool is_runtime_file(const char *name)
+{
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	return str_startswith(base, "dotnet-") && str_endswith(base, ".nettrace");
+}
+
+static void read_runtime_zip(struct view *v, struct archive_reader *zip)
+{
+	for (size_t i = 0; i < archive_reader_count(zip); i++) {
+		const char *name = archive_reader_name(zip, i);
+		if (!is_runtime_file(name))
+			continue;
+		FILE *f = archive_reader_open_entry(zip, i);
+		if (!f) {
+			rt_warning(v, name, pc_strerror());
+			continue;
+		}
+		add_runtime(v, f, name);
+		fclose(f);
+	}
+}
+
+static void read_runtime_dir(struct view *v, const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	char **names = NULL;
+	size_t n = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		if (is_runtime_file(e->d_name)) {
+			names = xrealloc(names, (n + 1) * sizeof(*names));
+			names[n++] = xasprintf("%s/%s", dir, e->d_name);
+		}
+	closedir(d);
+	for (size_t i = 0; i < n; i++) {
+		FILE *f = fopen(names[i], "re");
+		if (f) {
+			add_runtime(v, f, names[i]);
+			fclose(f);
+		} else {
+			rt_warning(v, names[i], strerror(errno));
+		}
+		free(names[i]);
+	}
+	free(names);
+}
+
+/* A trace.zip (by its magic), a .trace directory, a perf.data.txt, a NetTrace file, or "-"
+ * for stdin.  The .NET runtime events of a zip or directory are read here, before the
+ * samples; a NetTrace file leaves in->f NULL (no samples). */
+static int open_input(struct view *v, const char *path, struct input *in)
 {
 	memset(in, 0, sizeof(*in));
 	if (!strcmp(path, "-")) {
@@ -226,6 +308,7 @@ static int open_input(const char *path, struct input *in)
 	if (stat(path, &st) < 0)
 		return pc_err_errno("cannot open %s", path);
 	if (S_ISDIR(st.st_mode)) {
+		read_runtime_dir(v, path);
 		char *txt = xasprintf("%s/perf.data.txt", path);
 		char *data = xasprintf("%s/perf.data", path);
 		in->f = fopen(txt, "re");
@@ -238,6 +321,8 @@ static int open_input(const char *path, struct input *in)
 				      "'perfcollect-c merge %s' writes the trace to view",
 				      path, path);
 		errno = e;
+		if (!in->f && v->rt)
+			return 0;
 		if (!in->f)
 			return pc_err_errno("cannot open perf.data.txt in %s", path);
 		return 0;
@@ -253,6 +338,15 @@ static int open_input(const char *path, struct input *in)
 		return pc_err("%s is a raw perf.data, not its text: 'perfcollect-c merge %s' "
 			      "symbolizes it into a .trace.zip to view",
 			      path, path);
+	if (nettrace_is_magic(magic, got)) {
+		rewind(in->f);
+		add_runtime(v, in->f, path);
+		fclose(in->f);
+		in->f = NULL;
+		if (!v->rt || !runtime_report_processes(v->rt))
+			return pc_err("%s", v->rt_warnings[v->nrt_warnings - 1]);
+		return 0;
+	}
 	bool zip = got >= 4 && !memcmp(magic, "PK\3\4", 4);
 	if (!zip) {
 		rewind(in->f);
@@ -263,7 +357,10 @@ static int open_input(const char *path, struct input *in)
 	in->zip = archive_reader_open(path);
 	if (!in->zip)
 		return -1;
+	read_runtime_zip(v, in->zip);
 	long idx = archive_reader_find(in->zip, "perf.data.txt");
+	if (idx < 0 && v->rt)
+		return 0;
 	if (idx < 0 && archive_reader_find(in->zip, "perf.data") >= 0)
 		return pc_err("%s has no perf.data.txt, only the raw perf.data: 'perfcollect-c "
 			      "merge %s' writes a trace with it (under a new name)",
@@ -311,16 +408,29 @@ struct view *view_new(long pid, long tid, const char *processfilter)
 
 int view_read(struct view *v, const char *input, struct stackfile_stats *st)
 {
+	struct stackfile_stats local;
+	if (!st)
+		st = &local;
 	struct input in;
-	if (open_input(input, &in) < 0) {
+	if (open_input(v, input, &in) < 0) {
 		if (in.f || in.zip)
 			close_input(&in);
 		return -1;
 	}
+	memset(st, 0, sizeof(*st));
 	struct stat sb;
 	if (in.zip || (strcmp(input, "-") && stat(input, &sb) == 0 && S_ISDIR(sb.st_mode)))
 		open_log(input, &in, &v->rec);
-	if (stackfile_read(in.f, input, on_sample, v, st)) {
+	if (!in.f) { /* .NET runtime events only */
+		close_input(&in);
+		return 0;
+	}
+	/* A trace without CPU samples (collect -gconly ...) has an empty perf.data.txt. */
+	int rc = stackfile_read(in.f, input, on_sample, v, st);
+	if (rc == -1 && v->rt && !st->samples && !st->bad_lines)
+		rc = 0;
+	v->has_perf_text = st->samples > 0;
+	if (rc) {
 		char *why = xstrdup(pc_strerror());
 		close_input(&in);
 		pc_err("%s", why);

@@ -2,6 +2,9 @@
  * (perf.data.txt from a trace.zip, a .trace directory, a bare file, or stdin) builds a
  * calltree per event and, from sched_switch samples, a calltree of blocked (off-CPU) time
  * (offcpu.h).  Memory follows the number of unique stacks and threads, not of samples.
+ * The .NET runtime's events of the trace (dotnet-<pid>.nettrace in the zip or directory,
+ * or a *.nettrace given alone) are read first into a runtime_report, so the pass can place
+ * each CPU sample on their timeline.
  */
 #ifndef PC_VIEW_H
 #define PC_VIEW_H
@@ -9,6 +12,7 @@
 #include "calltree.h"
 #include "offcpu.h"
 #include "pprof.h"
+#include "runtime_report.h"
 #include "stackfile.h"
 
 struct event_tree {
@@ -47,6 +51,10 @@ struct view {
 	struct view_recording rec;
 	uint64_t *cpu_bits; /* CPUs seen, a bit each */
 	size_t cpu_words;
+	struct runtime_report *rt; /* the .NET runtime events read, or NULL */
+	char **rt_warnings;	   /* what could not be read of them, one line each */
+	size_t nrt_warnings;
+	bool has_perf_text; /* the input had perf script text (a .nettrace has none) */
 };
 
 /* pid, tid: -1 for any; processfilter: comma-separated command names, or NULL. */

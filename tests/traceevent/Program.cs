@@ -4,6 +4,8 @@
 //   pc-traceevent perfscript PATH [--threadtime] [--stacks]
 //       PATH: a .trace.zip or a perf.data.txt, read by LinuxPerfScriptStackSource (what
 //       PerfView's GUI opens for a trace.zip).  See PerfScript.cs for the lines printed.
+//   pc-traceevent nettrace FILE.nettrace
+//       the file read by EventPipeEventSource: event counts (see NetTrace.cs).
 //
 // Each reader lives in a file of its own, registered in the table below.  Any exception
 // the reader throws is printed as "exception <type>: <message>" and exits 3, so a test can
@@ -18,6 +20,7 @@ namespace PcTraceEvent
 		static readonly Dictionary<string, Func<string[], int>> Commands = new Dictionary<string, Func<string[], int>>
 		{
 			["perfscript"] = PerfScript.Run,
+			["nettrace"] = NetTrace.Run,
 		};
 
 		public static int Main(string[] args)

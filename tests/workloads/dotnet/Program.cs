@@ -3,6 +3,14 @@
 //   pc-dotnet-app SECONDS         spin for SECONDS (fractions allowed), then exit
 //   pc-dotnet-app reuse SECONDS   JIT, run and free a new method again and again (see
 //                                 CodeReuse), so code addresses get reused; then exit
+//   pc-dotnet-app events GO DONE  wait for file GO, then collect garbage, throw and catch
+//                                 exceptions of two types and contend on a lock (see
+//                                 RuntimeEvents), print its own counts of each, wait for
+//                                 file DONE (or exit at once when DONE is "-")
+//   pc-dotnet-app bench GO ROUNDS wait for file GO, then two threads run ROUNDS rounds of
+//                                 mixed work each (see Bench); print "elapsed_ms N cpu_ms N"
+//   pc-dotnet-app storm GO SECONDS wait for file GO, then throw and catch exceptions as fast
+//                                 as it can for SECONDS; print "thrown N"
 //
 // It prints "ready <pid>" once its hot methods have been JIT-compiled and run, so a test
 // can wait for that line instead of sleeping.  The hot path is the app's own code
@@ -15,10 +23,12 @@ using System;
 using System.Collections.Generic;
 using System.Diagnostics;
 using System.Globalization;
+using System.IO;
 using System.Linq;
 using System.Reflection.Emit;
 using System.Runtime.CompilerServices;
 using System.Text;
+using System.Threading;
 
 namespace PcDotnetApp
 {
@@ -143,10 +153,212 @@ namespace PcDotnetApp
 		}
 	}
 
+	public class AppErrorA : Exception
+	{
+		public AppErrorA(int i) : base("A" + i) { }
+	}
+
+	public class AppErrorB : Exception
+	{
+		public AppErrorB(int i) : base("B" + i) { }
+	}
+
+	// What the runtime's own events must show: GCs of each generation, exceptions of two
+	// types, lock contention.  The counts printed are the app's own view (GC.CollectionCount,
+	// its catch blocks, Monitor.LockContentionCount), taken around the work, so a collector
+	// that attached before GO must report the same.
+	public static class RuntimeEvents
+	{
+		static readonly object Gate = new object();
+		static long sink;
+
+		[MethodImpl(MethodImplOptions.NoInlining)]
+		static void Allocate(int rounds)
+		{
+			for (int r = 0; r < rounds; r++) {
+				var keep = new List<byte[]>();
+				for (int i = 0; i < 2000; i++)
+					keep.Add(new byte[1024 + (i & 255)]);
+				sink += keep.Count;
+			}
+		}
+
+		[MethodImpl(MethodImplOptions.NoInlining)]
+		static void ThrowA(int i)
+		{
+			throw new AppErrorA(i);
+		}
+
+		[MethodImpl(MethodImplOptions.NoInlining)]
+		static void ThrowB(int i)
+		{
+			throw new AppErrorB(i);
+		}
+
+		[MethodImpl(MethodImplOptions.NoInlining)]
+		static void HoldLock()
+		{
+			lock (Gate) {
+				var sw = Stopwatch.StartNew();
+				while (sw.Elapsed.TotalMilliseconds < 2)
+					sink++;
+			}
+		}
+
+		static void Contend(int threads, int rounds)
+		{
+			var all = new Thread[threads];
+			for (int t = 0; t < threads; t++) {
+				all[t] = new Thread(() => {
+					for (int r = 0; r < rounds; r++)
+						HoldLock();
+				});
+				all[t].Start();
+			}
+			foreach (var t in all)
+				t.Join();
+		}
+
+		public static int Run(string go, string done)
+		{
+			Console.WriteLine("ready " + Environment.ProcessId);
+			Console.Out.Flush();
+			var wait = Stopwatch.StartNew();
+			while (!File.Exists(go)) {
+				if (wait.Elapsed.TotalSeconds > 120) {
+					Console.Error.WriteLine("no " + go + " within 120 s");
+					return 1;
+				}
+				Thread.Sleep(10);
+			}
+			int[] gc0 = { GC.CollectionCount(0), GC.CollectionCount(1), GC.CollectionCount(2) };
+			long contention0 = Monitor.LockContentionCount;
+
+			Allocate(200);		    // gen0 GCs of its own
+			for (int i = 0; i < 5; i++)
+				GC.Collect(0);
+			for (int i = 0; i < 3; i++)
+				GC.Collect(1);
+			for (int i = 0; i < 2; i++)
+				GC.Collect(2, GCCollectionMode.Forced, true);
+			int a = 0, b = 0;
+			for (int i = 0; i < 60; i++) {
+				try {
+					if (i % 3 == 2)
+						ThrowB(i);
+					else
+						ThrowA(i);
+				} catch (AppErrorA) {
+					a++;
+				} catch (AppErrorB) {
+					b++;
+				}
+			}
+			Contend(4, 40);
+
+			int[] gc = { GC.CollectionCount(0) - gc0[0], GC.CollectionCount(1) - gc0[1],
+				     GC.CollectionCount(2) - gc0[2] };
+			// CollectionCount(g) counts every GC of generation g or higher.
+			Console.WriteLine("gc gen0 " + (gc[0] - gc[1]) + " gen1 " + (gc[1] - gc[2]) +
+					  " gen2 " + gc[2]);
+			Console.WriteLine("exceptions PcDotnetApp.AppErrorA " + a +
+					  " PcDotnetApp.AppErrorB " + b);
+			Console.WriteLine("contention " + (Monitor.LockContentionCount - contention0));
+			Console.WriteLine("counted " + (sink & 1));
+			Console.Out.Flush();
+			while (done != "-" && !File.Exists(done))
+				Thread.Sleep(10);
+			return 0;
+		}
+	}
+
+	// Fixed work for the overhead benchmark (bench/dotnet_events_overhead.sh): what a
+	// typical service does between requests: allocation (so GCs), string and LINQ work, an
+	// exception now and then, a shared lock.
+	public static class Bench
+	{
+		static readonly object Gate = new object();
+		static long shared;
+
+		static void WaitFor(string go)
+		{
+			while (!File.Exists(go))
+				Thread.Sleep(10);
+		}
+
+		static void Worker(int rounds)
+		{
+			for (int r = 0; r < rounds; r++) {
+				long v = HotLoop.Churn(r) + HotLoop.Digits(r);
+				if (r % 100 == 0) {
+					try {
+						throw new AppErrorA(r);
+					} catch (AppErrorA) {
+						v++;
+					}
+				}
+				if (r % 10 == 0)
+					lock (Gate)
+						shared += v;
+			}
+		}
+
+		public static int Run(string go, int rounds)
+		{
+			Worker(200); // JIT before the clock starts
+			Console.WriteLine("ready " + Environment.ProcessId);
+			Console.Out.Flush();
+			WaitFor(go);
+			var me = Process.GetCurrentProcess();
+			var cpu0 = me.TotalProcessorTime;
+			var sw = Stopwatch.StartNew();
+			var t = new Thread(() => Worker(rounds));
+			t.Start();
+			Worker(rounds);
+			t.Join();
+			double elapsed = sw.Elapsed.TotalMilliseconds;
+			me.Refresh();
+			// CPU time of the whole process (the runtime's threads included) during the work.
+			double cpu = (me.TotalProcessorTime - cpu0).TotalMilliseconds;
+			Console.WriteLine("elapsed_ms " + elapsed.ToString("F1", CultureInfo.InvariantCulture) +
+					  " cpu_ms " + cpu.ToString("F1", CultureInfo.InvariantCulture));
+			return 0;
+		}
+
+		public static int Storm(string go, double seconds)
+		{
+			Console.WriteLine("ready " + Environment.ProcessId);
+			Console.Out.Flush();
+			WaitFor(go);
+			long n = 0;
+			var sw = Stopwatch.StartNew();
+			while (sw.Elapsed.TotalSeconds < seconds) {
+				try {
+					throw new AppErrorB((int)n);
+				} catch (AppErrorB) {
+					n++;
+				}
+			}
+			Console.WriteLine("thrown " + n);
+			return 0;
+		}
+	}
+
 	public static class Program
 	{
 		public static int Main(string[] args)
 		{
+			if (args.Length > 0 && args[0] == "events") {
+				if (args.Length != 3) {
+					Console.Error.WriteLine("usage: pc-dotnet-app events GO_FILE DONE_FILE|-");
+					return 2;
+				}
+				return RuntimeEvents.Run(args[1], args[2]);
+			}
+			if (args.Length == 3 && args[0] == "bench")
+				return Bench.Run(args[1], int.Parse(args[2], CultureInfo.InvariantCulture));
+			if (args.Length == 3 && args[0] == "storm")
+				return Bench.Storm(args[1], double.Parse(args[2], CultureInfo.InvariantCulture));
 			double seconds = 5;
 			bool reuse = args.Length > 0 && args[0] == "reuse";
 			if (reuse)

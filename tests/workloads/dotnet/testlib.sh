@@ -1,12 +1,29 @@
 # Helpers for tests/integration/dotnet_*.sh (sourced after tests/integration/lib.sh): build the
 # .NET test app once (cached, see build.sh) and run it as a test's target.
 
+# How apps are run: the installed dotnet, or need_old_dotnet's.
+DOTNET_CMD=(dotnet)
+
 # Sets DLL to the built app; skips the test without the .NET SDK.
 need_dotnet_app() {
 	local rc=0
 	DLL=$(sh "$TEST_SRCDIR/workloads/dotnet/build.sh") || rc=$?
 	[ "$rc" = 77 ] && skip "${DLL#SKIP: }"
 	[ "$rc" = 0 ] || { echo "FAIL: building the .NET test app (see above)"; exit 1; }
+}
+
+# need_old_dotnet MAJOR: the app built for .NET MAJOR (DLL), run by that runtime from NuGet
+# with DOTNET_ROOT (DOTNET_CMD, see tests/dotnet_runtime.sh); skips when either cannot be
+# had (no SDK, NuGet unreachable).
+need_old_dotnet() {
+	local rc=0 root
+	root=$(sh "$TEST_SRCDIR/dotnet_runtime.sh" "$1") || rc=$?
+	[ "$rc" = 77 ] && skip "${root#SKIP: }"
+	[ "$rc" = 0 ] || { echo "FAIL: getting the .NET $1 runtime (see above)"; exit 1; }
+	DLL=$(sh "$TEST_SRCDIR/workloads/dotnet/build.sh" "$1") || rc=$?
+	[ "$rc" = 77 ] && skip "${DLL#SKIP: }"
+	[ "$rc" = 0 ] || { echo "FAIL: building the .NET test app for .NET $1 (see above)"; exit 1; }
+	DOTNET_CMD=(env "DOTNET_ROOT=$root" "$root/dotnet")
 }
 
 # start_app [MODE] SECONDS [VAR=VALUE...]: runs the app (in MODE, e.g. reuse, see Program.cs)
@@ -21,8 +38,8 @@ start_app() {
 	app_n=$((app_n + 1))
 	local out=$T/app$app_n.out
 	env -u DOTNET_PerfMapEnabled -u COMPlus_PerfMapEnabled -u DOTNET_PerfMapStubGranularity \
-		DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 "$@" dotnet "$DLL" "${mode[@]}" "$secs" \
-		>"$out" 2>&1 &
+		DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 "$@" "${DOTNET_CMD[@]}" "$DLL" "${mode[@]}" \
+		"$secs" >"$out" 2>&1 &
 	APP_PID=$!
 	cleanup_hooks+=("kill $APP_PID 2>/dev/null; wait $APP_PID 2>/dev/null; remove_runtime_files $APP_PID")
 	if ! wait_until 60 grep -q "^ready $APP_PID\$" "$out"; then

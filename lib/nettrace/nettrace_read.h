@@ -1,0 +1,169 @@
+/* nettrace_read: a streaming reader of NetTrace, the format of EventPipe (the .NET
+ * runtime's event stream and *.nettrace files).
+ *
+ * Formats: version 4 (what .NET Core 3 to .NET 10 write; the "version 5" metadata tags
+ * included) and version 6 (TraceEvent's current format), as microsoft/perfview's
+ * NetTraceFormat.md and NetTraceFormat_v5.md define them.  The input is pulled through a
+ * read function, block by block, so a file of any size (or a live stream) is read with
+ * memory that follows the largest block and the caches the format bounds (stacks and label
+ * lists until the next sequence point; metadata and threads of the trace).
+ *
+ * nettrace_reader_next() hands out the file's items in file order: each metadata row when
+ * it is defined, each event with its header, payload and stack resolved, each sequence
+ * point.  Events are not sorted: the format only orders them per capture thread and between
+ * sequence points (see NetTraceFormat.md, "Event TimeStamp sorting"); a caller that needs
+ * time order sorts them.  Pointers in an item live until the next call, except metadata,
+ * which lives as long as the reader.
+ *
+ * Time: timestamps are ticks of trace->tick_freq per second.  On Linux the runtime's clock
+ * is CLOCK_MONOTONIC in nanoseconds (tick_freq 1e9), so nettrace_ticks_to_ns() gives
+ * CLOCK_MONOTONIC time, the clock of perfcollect-c's samples; sync_ticks is the trace's
+ * start, sync_utc the wall-clock time then.
+ *
+ * Bad input: a malformed block is an error naming its byte offset (-1, pc_err()); a stream
+ * that stops before its end mark (a killed writer) ends the items normally with
+ * stats->truncated set, after everything complete before the cut.  Nothing is trusted:
+ * every size and index is checked.
+ */
+#ifndef PC_NETTRACE_READ_H
+#define PC_NETTRACE_READ_H
+
+#include "base/util.h"
+
+#include <sys/types.h>
+
+struct nettrace_trace {
+	unsigned version; /* 4 (FastSerialization objects, v4/v5) or 6 */
+	struct {
+		unsigned year, month, day_of_week, day, hour, minute, second, millisecond;
+	} sync_utc;
+	uint64_t sync_ticks; /* the clock at sync_utc */
+	uint64_t tick_freq;  /* ticks per second */
+	unsigned pointer_size;
+	uint32_t pid;	     /* v4: the process traced; v6: "ProcessId" if given, else 0 */
+	uint32_t processors; /* v4: NumberOfProcessors; v6: "HardwareThreadCount" */
+	uint32_t expected_sampling_ns; /* v4: ExpectedCPUSamplingRate */
+	char **keys, **values;	       /* v6 key-value pairs */
+	size_t nkeys;
+};
+
+/* Payload field types (NetTraceFormat.md's TypeCode; v4/v5 use the same numbers). */
+enum nettrace_type {
+	NETTRACE_OBJECT = 1,
+	NETTRACE_BOOL32 = 3,
+	NETTRACE_UTF16_CHAR = 4,
+	NETTRACE_INT8 = 5,
+	NETTRACE_UINT8 = 6,
+	NETTRACE_INT16 = 7,
+	NETTRACE_UINT16 = 8,
+	NETTRACE_INT32 = 9,
+	NETTRACE_UINT32 = 10,
+	NETTRACE_INT64 = 11,
+	NETTRACE_UINT64 = 12,
+	NETTRACE_FLOAT = 13,
+	NETTRACE_DOUBLE = 14,
+	NETTRACE_DECIMAL = 15,
+	NETTRACE_DATETIME = 16,
+	NETTRACE_GUID = 17,
+	NETTRACE_UTF16_STRING = 18, /* NUL-terminated */
+	NETTRACE_ARRAY = 19,	    /* uint16 count, then the elements */
+	NETTRACE_VARINT = 20,
+	NETTRACE_VARUINT = 21,
+	NETTRACE_FIXED_ARRAY = 22,
+	NETTRACE_UTF8_CHAR = 23,
+	NETTRACE_RELLOC = 24,
+	NETTRACE_DATALOC = 25,
+	NETTRACE_BOOL8 = 26,
+};
+
+struct nettrace_field {
+	char *name; /* "" for an array's element */
+	enum nettrace_type type;
+	struct nettrace_field *element; /* ARRAY, FIXED_ARRAY, RELLOC, DATALOC: the element */
+	unsigned count;			/* FIXED_ARRAY */
+	struct nettrace_field *fields;	/* OBJECT */
+	size_t nfields;
+};
+
+/* One kind of event.  The runtime's own providers describe no fields (readers know their
+ * layout: runtime_events.h); EventSources describe theirs. */
+struct nettrace_metadata {
+	uint32_t id;
+	char *provider; /* UTF-8 */
+	uint32_t event_id;
+	char *event_name; /* "" when the writer gave none */
+	uint64_t keywords;
+	unsigned version, level;
+	unsigned opcode; /* 0: none given */
+	struct nettrace_field *fields;
+	size_t nfields;
+	bool fields_known; /* false: the writer's field list was absent or not understood */
+};
+
+struct nettrace_event {
+	const struct nettrace_metadata *meta;
+	uint64_t timestamp;  /* ticks */
+	uint64_t thread_id;  /* OS thread id (v6: of the thread index, 0 when not given) */
+	uint64_t process_id; /* v4: the trace's; v6: the thread's */
+	uint64_t capture_thread_id;
+	uint64_t thread_index; /* v6: the thread table's index; v4: = thread_id */
+	uint32_t sequence, processor, stack_id;
+	bool sorted; /* every later event in the file has a timestamp >= this one's */
+	uint8_t activity_id[16], related_activity_id[16];
+	const uint8_t *payload;
+	uint32_t payload_size;
+	const uint64_t *stack; /* instruction pointers, leaf first; NULL when none */
+	size_t stack_depth;
+};
+
+enum nettrace_item_kind {
+	NETTRACE_ITEM_METADATA = 1,
+	NETTRACE_ITEM_EVENT,
+	NETTRACE_ITEM_SEQUENCE_POINT,
+};
+
+struct nettrace_item {
+	enum nettrace_item_kind kind;
+	const struct nettrace_metadata *metadata; /* METADATA */
+	const struct nettrace_event *event;	  /* EVENT */
+	uint64_t sequence_point_ticks;		  /* SEQUENCE_POINT */
+};
+
+struct nettrace_stats {
+	uint64_t bytes, blocks, events, metadata, stacks, sequence_points;
+	uint64_t lost_events;		  /* gaps in the writers' sequence numbers */
+	uint64_t first_ticks, last_ticks; /* of the events; 0 without events */
+	bool ended;			  /* the end mark was read */
+	bool truncated;			  /* the input stopped before it */
+};
+
+/* Fills buf with up to len bytes; returns the count, 0 at the end, -1 with pc_err(). */
+typedef ssize_t (*nettrace_read_fn)(void *arg, void *buf, size_t len);
+
+struct nettrace_reader;
+/* name is for messages.  The header is read on the first nettrace_reader_next(). */
+struct nettrace_reader *nettrace_reader_new(nettrace_read_fn fn, void *arg, const char *name);
+/* Reading a FILE (not closed by the reader) or an fd (not closed either). */
+struct nettrace_reader *nettrace_reader_new_file(FILE *f, const char *name);
+struct nettrace_reader *nettrace_reader_new_fd(int fd, const char *name);
+void nettrace_reader_free(struct nettrace_reader *r);
+
+/* The next item: 1 with *it filled, 0 at the end (see stats->truncated), -1 with pc_err(). */
+int nettrace_reader_next(struct nettrace_reader *r, struct nettrace_item *it);
+
+/* The trace block's contents; NULL until the first item was read. */
+const struct nettrace_trace *nettrace_reader_trace(const struct nettrace_reader *r);
+const struct nettrace_stats *nettrace_reader_stats(const struct nettrace_reader *r);
+/* Metadata row id (NULL if undefined) and stack id (0 when undefined or empty) as of the
+ * current position in the file. */
+const struct nettrace_metadata *nettrace_reader_metadata(const struct nettrace_reader *r,
+							 uint32_t id);
+size_t nettrace_reader_stack(const struct nettrace_reader *r, uint32_t id, const uint64_t **ips);
+
+/* ticks -> nanoseconds of the trace's clock (CLOCK_MONOTONIC for a Linux runtime). */
+uint64_t nettrace_ticks_to_ns(const struct nettrace_trace *t, uint64_t ticks);
+
+/* Is this the start of a NetTrace stream ("Nettrace" magic)? */
+bool nettrace_is_magic(const void *p, size_t len);
+
+#endif

@@ -1,0 +1,303 @@
+/* runtime_events: see runtime_events.h.  Offsets and versions: the templates of ClrEtwAll.man
+ * (and TraceEvent's ClrTraceEventParser, which reads the same payloads). */
+#include "runtime_events.h"
+#include "nettrace_metadata.h"
+#include "nettrace_span.h"
+
+#include <stdlib.h>
+
+enum runtime_event_kind runtime_event_kind(const struct nettrace_metadata *m)
+{
+	static const struct {
+		uint32_t id;
+		enum runtime_event_kind kind;
+	} runtime[] = {
+	    {1, RT_GC_START},
+	    {2, RT_GC_END},
+	    {3, RT_GC_RESTART_EE_END},
+	    {4, RT_GC_HEAP_STATS},
+	    {7, RT_GC_RESTART_EE_BEGIN},
+	    {8, RT_GC_SUSPEND_EE_END},
+	    {9, RT_GC_SUSPEND_EE_BEGIN},
+	    {10, RT_GC_ALLOCATION_TICK},
+	    {35, RT_GC_TRIGGERED},
+	    {80, RT_EXCEPTION_THROWN},
+	    {81, RT_CONTENTION_START},
+	    {91, RT_CONTENTION_STOP},
+	    {143, RT_METHOD_LOAD_VERBOSE},
+	    {144, RT_METHOD_UNLOAD_VERBOSE},
+	    {145, RT_METHOD_JITTING_STARTED},
+	    {250, RT_EXCEPTION_CATCH_START},
+	};
+	if (!strcmp(m->provider, RT_PROVIDER_RUNDOWN))
+		return m->event_id == 143 || m->event_id == 144 ? RT_METHOD_RUNDOWN_VERBOSE
+								: RT_OTHER;
+	if (strcmp(m->provider, RT_PROVIDER_RUNTIME))
+		return RT_OTHER;
+	for (size_t i = 0; i < ARRAY_SIZE(runtime); i++)
+		if (runtime[i].id == m->event_id)
+			return runtime[i].kind;
+	return RT_OTHER;
+}
+
+static struct span payload(const struct nettrace_event *e)
+{
+	return span_of(e->payload, e->payload_size);
+}
+
+/* A NUL-terminated UTF-16 field as UTF-8; NULL (and s->bad) when unterminated. */
+static char *take_string(struct span *s)
+{
+	size_t units;
+	const uint8_t *p = span_utf16z(s, &units);
+	return p ? nettrace_utf16_dup(p, units) : NULL;
+}
+
+int rt_decode_gc_start(const struct nettrace_event *e, struct rt_gc_start *out)
+{
+	struct span s = payload(e);
+	memset(out, 0, sizeof(*out));
+	out->count = span_u32(&s);
+	if (e->meta->version == 0) {
+		out->reason = span_u32(&s);
+	} else {
+		out->depth = span_u32(&s);
+		out->reason = span_u32(&s);
+		out->type = span_u32(&s);
+	}
+	return s.bad ? -1 : 0;
+}
+
+int rt_decode_gc_end(const struct nettrace_event *e, struct rt_gc_end *out)
+{
+	struct span s = payload(e);
+	out->count = span_u32(&s);
+	out->depth = span_u32(&s);
+	return s.bad ? -1 : 0;
+}
+
+int rt_decode_gc_suspend(const struct nettrace_event *e, struct rt_gc_suspend *out)
+{
+	struct span s = payload(e);
+	out->reason = span_u32(&s);
+	out->count = span_u32(&s);
+	/* GCSuspendEEBegin version 0 had a 16-bit reason: the count is then unknown. */
+	if (e->meta->version == 0)
+		out->count = 0;
+	return e->payload_size < 2 ? -1 : 0;
+}
+
+int rt_decode_gc_heap_stats(const struct nettrace_event *e, struct rt_gc_heap_stats *out)
+{
+	struct span s = payload(e);
+	memset(out, 0, sizeof(*out));
+	for (int g = 0; g < 4; g++) {
+		out->gen_size[g] = span_u64(&s);
+		out->promoted[g] = span_u64(&s);
+	}
+	span_take(&s, 8 + 8 + 4 + 4 + 4); /* finalization size, count, pinned, sync blocks,
+					     handles */
+	if (s.bad)
+		return -1;
+	if (e->meta->version >= 2) {
+		span_u16(&s); /* ClrInstanceID */
+		out->gen_size[4] = span_u64(&s);
+		out->promoted[4] = span_u64(&s);
+		if (s.bad)
+			return -1;
+	}
+	for (int g = 0; g < 5; g++)
+		out->total += out->gen_size[g];
+	return 0;
+}
+
+int rt_decode_gc_triggered(const struct nettrace_event *e, struct rt_gc_triggered *out)
+{
+	struct span s = payload(e);
+	out->reason = span_u32(&s);
+	return s.bad ? -1 : 0;
+}
+
+int rt_decode_alloc_tick(const struct nettrace_event *e, unsigned pointer_size,
+			 struct rt_alloc_tick *out)
+{
+	struct span s = payload(e);
+	memset(out, 0, sizeof(*out));
+	out->amount = span_u32(&s);
+	out->kind = span_u32(&s);
+	if (s.bad)
+		return -1;
+	if (e->meta->version >= 2) {
+		span_u16(&s); /* ClrInstanceID */
+		out->amount = span_u64(&s);
+		out->type_id = span_ptr(&s, pointer_size);
+		out->type_name = take_string(&s);
+		if (s.bad) {
+			rt_alloc_tick_release(out);
+			return -1;
+		}
+		span_u32(&s); /* HeapIndex */
+		if (e->meta->version >= 4) {
+			span_ptr(&s, pointer_size); /* Address */
+			out->object_size = span_u64(&s);
+			if (s.bad)
+				out->object_size = 0;
+		}
+	}
+	if (!out->type_name)
+		out->type_name = xstrdup("");
+	return 0;
+}
+
+void rt_alloc_tick_release(struct rt_alloc_tick *t)
+{
+	free(t->type_name);
+	t->type_name = NULL;
+}
+
+int rt_decode_exception(const struct nettrace_event *e, unsigned pointer_size,
+			struct rt_exception *out)
+{
+	struct span s = payload(e);
+	memset(out, 0, sizeof(*out));
+	if (e->meta->version == 0) { /* no payload: the type is unknown */
+		out->type = xstrdup("");
+		out->message = xstrdup("");
+		return 0;
+	}
+	out->type = take_string(&s);
+	out->message = take_string(&s);
+	out->eip = span_ptr(&s, pointer_size);
+	out->hresult = span_u32(&s);
+	out->flags = span_u16(&s);
+	if (s.bad) {
+		rt_exception_release(out);
+		return -1;
+	}
+	return 0;
+}
+
+void rt_exception_release(struct rt_exception *x)
+{
+	free(x->type);
+	free(x->message);
+	x->type = x->message = NULL;
+}
+
+int rt_decode_exception_catch(const struct nettrace_event *e, struct rt_exception_catch *out)
+{
+	struct span s = payload(e);
+	memset(out, 0, sizeof(*out));
+	out->entry_eip = span_u64(&s);
+	out->method_id = span_u64(&s);
+	out->method_name = take_string(&s);
+	if (s.bad) {
+		rt_exception_catch_release(out);
+		return -1;
+	}
+	return 0;
+}
+
+void rt_exception_catch_release(struct rt_exception_catch *c)
+{
+	free(c->method_name);
+	c->method_name = NULL;
+}
+
+int rt_decode_contention(const struct nettrace_event *e, struct rt_contention *out)
+{
+	struct span s = payload(e);
+	memset(out, 0, sizeof(*out));
+	bool start = e->meta->event_id == 81;
+	if (start && e->meta->version == 0)
+		return 0; /* ContentionStart version 0 has no payload */
+	out->flags = span_u8(&s);
+	span_u16(&s); /* ClrInstanceID */
+	if (s.bad)
+		return -1;
+	if (start && e->meta->version >= 2) {
+		out->lock_id = span_u64(&s);
+		span_u64(&s); /* AssociatedObjectID */
+		out->owner_thread_id = span_u64(&s);
+		if (s.bad)
+			out->lock_id = out->owner_thread_id = 0;
+	} else if (!start && e->meta->version >= 1) {
+		const uint8_t *d = span_take(&s, 8);
+		if (d) {
+			memcpy(&out->duration_ns, d, 8); /* little-endian IEEE double */
+			out->has_duration = true;
+		}
+	}
+	return 0;
+}
+
+int rt_decode_method(const struct nettrace_event *e, struct rt_method *out)
+{
+	struct span s = payload(e);
+	memset(out, 0, sizeof(*out));
+	out->method_id = span_u64(&s);
+	out->module_id = span_u64(&s);
+	if (e->meta->event_id == 145) { /* MethodJittingStarted */
+		out->token = span_u32(&s);
+		out->il_size = span_u32(&s);
+	} else {
+		out->start = span_u64(&s);
+		out->size = span_u32(&s);
+		out->token = span_u32(&s);
+		out->flags = span_u32(&s);
+	}
+	out->ns = take_string(&s);
+	out->name = take_string(&s);
+	out->signature = take_string(&s);
+	if (s.bad) {
+		rt_method_release(out);
+		return -1;
+	}
+	return 0;
+}
+
+void rt_method_release(struct rt_method *m)
+{
+	free(m->ns);
+	free(m->name);
+	free(m->signature);
+	m->ns = m->name = m->signature = NULL;
+}
+
+char *rt_method_display_name(const struct rt_method *m)
+{
+	const char *ns = m->ns ? m->ns : "", *name = m->name ? m->name : "?";
+	return *ns ? xasprintf("%s.%s", ns, name) : xstrdup(name);
+}
+
+const char *rt_gc_reason_name(uint32_t reason)
+{
+	/* the GC's gc_reason */
+	static const char *const names[] = {"AllocSmall",	 "Induced",
+					    "LowMemory",	 "Empty",
+					    "AllocLarge",	 "OutOfSpaceSOH",
+					    "OutOfSpaceLOH",	 "InducedNotForced",
+					    "Internal",		 "InducedLowMemory",
+					    "InducedCompacting", "LowMemoryHost",
+					    "PMFullGC",		 "LowMemoryHostBlocking",
+					    "BGCTuningSOH",	 "BGCTuningLOH",
+					    "BGCStepping",	 "InducedAggressive"};
+	return reason < ARRAY_SIZE(names) ? names[reason] : "Other";
+}
+
+const char *rt_gc_type_name(uint32_t type)
+{
+	static const char *const names[] = {"NonConcurrent", "Background", "Foreground"};
+	return type < ARRAY_SIZE(names) ? names[type] : "Other";
+}
+
+const char *rt_method_tier_name(uint32_t flags)
+{
+	/* MethodFlags: 0x8 jitted; bits 7-9 the optimization tier (TraceEvent's
+	 * OptimizationTier) */
+	static const char *const names[] = {"",	     "minopts", "optimized",	"tier0",
+					    "tier1", "OSR",	"tier0 instr.", "tier1 instr."};
+	if (!(flags & 0x8))
+		return "";
+	return names[(flags >> 7) & 0x7];
+}
