@@ -4,6 +4,9 @@
 //   pc-traceevent perfscript PATH [--threadtime] [--stacks]
 //       PATH: a .trace.zip or a perf.data.txt, read by LinuxPerfScriptStackSource (what
 //       PerfView's GUI opens for a trace.zip).  See PerfScript.cs for the lines printed.
+//   pc-traceevent tracelog FILE.nettrace [--threadtime] [--stacks]
+//       a .nettrace through TraceLog, as PerfView opens one: its CPU and Thread Time views
+//       and event counts.  See TraceLogCmd.cs.
 //
 // Each reader lives in a file of its own, registered in the table below.  Any exception
 // the reader throws is printed as "exception <type>: <message>" and exits 3, so a test can
@@ -18,6 +21,7 @@ namespace PcTraceEvent
 		static readonly Dictionary<string, Func<string[], int>> Commands = new Dictionary<string, Func<string[], int>>
 		{
 			["perfscript"] = PerfScript.Run,
+			["tracelog"] = TraceLogCmd.Run,
 		};
 
 		public static int Main(string[] args)
