@@ -305,15 +305,21 @@ int jit_procs_copy(struct jit_procs *j, uint32_t pid, enum jit_file_kind kind, c
 	return ret;
 }
 
-const char *jit_proc_lookup(struct jit_proc *p, uint64_t addr, uint64_t time)
+const char *jit_proc_lookup(struct jit_proc *p, uint64_t addr, uint64_t time, uint64_t range[2])
 {
+	uint64_t r[2];
+	if (!range)
+		range = r;
 	if (p->jitdump) {
 		const struct jitdump_load *l = jitdump_lookup(p->jitdump, addr, time);
-		if (l)
+		if (l) {
+			range[0] = l->addr;
+			range[1] = l->addr + l->size;
 			return l->name;
+		}
 	}
 	if (p->perfmap) {
-		const struct perfmap_entry *e = perfmap_lookup(p->perfmap, addr);
+		const struct perfmap_entry *e = perfmap_lookup_range(p->perfmap, addr, range);
 		if (e)
 			return e->name;
 	}
