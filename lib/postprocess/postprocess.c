@@ -9,11 +9,13 @@
 #include "base/log.h"
 #include "perfdata/perfdata_read.h"
 #include "postprocess_jit.h"
+#include "postprocess_nettrace.h"
 #include "record/tracepoints.h"
 #include "script.h"
 #include "symbols/symbols.h"
 
 #include <errno.h>
+#include <strings.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +33,10 @@ struct pass {
 	struct postprocess_stats *st;
 	struct perfdata_reader *reader;
 	struct symbolizer *sym;
-	struct script_writer *script;
-	struct trace_formatter *tf; /* NULL when the file has no tracing data */
-	uint64_t *evsel_samples;    /* per evsel index */
+	struct script_writer *script; /* NULL without perf.data.txt (the NetTrace alone) */
+	struct nettrace_out *nt;      /* NULL without a NetTrace */
+	struct trace_formatter *tf;   /* NULL when the file has no tracing data */
+	uint64_t *evsel_samples;      /* per evsel index */
 	size_t nr_evsels;
 	uint64_t frames, unresolved, no_cpu_samples;
 	uint64_t pass_ns, pass_cpu_ns;
@@ -135,6 +138,14 @@ static void open_trace_formatter(struct pass *p)
 		log_warn("cannot decode the tracepoint formats in perf.data: %s", pc_strerror());
 }
 
+/* The NetTrace could not be written (a full disk): said once; perf.data.txt goes on. */
+static void nettrace_failed(struct pass *p)
+{
+	log_warn("%s: %s; the NetTrace is left out", p->o->nettrace_path, pc_strerror());
+	nettrace_out_free(p->nt);
+	p->nt = NULL;
+}
+
 static int write_sample(struct pass *p, const struct perf_sample *s, struct frame *frames)
 {
 	const struct perfdata_evsel *ev = s->evsel;
@@ -148,8 +159,14 @@ static int write_sample(struct pass *p, const struct perf_sample *s, struct fram
 	size_t idx = evsel_index(p, ev);
 	if (idx < p->nr_evsels)
 		p->evsel_samples[idx]++;
+	const char *comm = machine_comm(symbolizer_machine(p->sym), s->pid, s->tid);
+	const char *trace = trace_text(p, s);
+	if (p->nt && nettrace_out_sample(p->nt, s, frames, n, comm, trace) < 0)
+		nettrace_failed(p);
+	if (!p->script)
+		return 0;
 	struct script_sample ss = {
-	    .comm = machine_comm(symbolizer_machine(p->sym), s->pid, s->tid),
+	    .comm = comm,
 	    .pid = (int32_t)s->pid,
 	    .tid = (int32_t)s->tid,
 	    .has_cpu = s->has_cpu,
@@ -158,7 +175,7 @@ static int write_sample(struct pass *p, const struct perf_sample *s, struct fram
 	    .time = s->time,
 	    .period = s->period,
 	    .event = ev ? ev->name : NULL,
-	    .trace = trace_text(p, s),
+	    .trace = trace,
 	    .callchain = ev && (ev->attr.sample_type & PERF_SAMPLE_CALLCHAIN),
 	    .ip = s->ip,
 	    .frames = frames,
@@ -177,7 +194,7 @@ static int run_pass(struct pass *p, FILE *out)
 		if (n && (int)strlen(n) > name_width)
 			name_width = (int)strlen(n);
 	}
-	p->script = script_writer_new(out, name_width);
+	p->script = out ? script_writer_new(out, name_width) : NULL;
 	struct frame *frames = xcalloc(SCRIPT_MAX_STACK + 1, sizeof(*frames));
 	struct progress *prog =
 	    progress_new("post-processing", perfdata_reader_data_size(p->reader));
@@ -197,6 +214,8 @@ static int run_pass(struct pass *p, FILE *out)
 			if (type == PERF_RECORD_LOST || type == PERF_RECORD_LOST_SAMPLES)
 				count_lost(p, rec.header);
 			symbolizer_process(p->sym, &rec);
+			if (p->nt && nettrace_out_record(p->nt, &rec) < 0)
+				nettrace_failed(p);
 		}
 		if ((p->st->records & 1023) == 0)
 			progress_update(prog, perfdata_reader_data_pos(p->reader));
@@ -213,7 +232,7 @@ static int run_pass(struct pass *p, FILE *out)
 			 " records, %" PRIu64 " samples",
 			 p->st->records, p->st->samples);
 	}
-	if (script_writer_flush(p->script) < 0)
+	if (p->script && script_writer_flush(p->script) < 0)
 		ret = -1;
 	p->pass_ns = monotonic_ns() - t0;
 	p->pass_cpu_ns = cpu_ns() - cpu0;
@@ -294,25 +313,37 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 	struct symbolizer_opts so = {.side_dir = o->trace_dir, .live = o->live};
 	p.sym = symbolizer_new(&so);
 	int ret = -1;
+	bool zip = o->format != FORMAT_NETTRACE;
 	char *txt_path = xasprintf("%s/perf.data.txt", out_dir);
 	FILE *out = NULL;
-	if (p.sym && (*w = start_archive(o, &out)) == NULL)
+	if (p.sym && o->format != FORMAT_PERFCOLLECT &&
+	    !(p.nt = nettrace_out_new(o->nettrace_path, p.reader, p.sym)))
+		log_warn("%s", pc_strerror());
+	if (p.sym && zip && (*w = start_archive(o, &out)) == NULL)
 		out = fopen(txt_path, "we");
 	if (!p.sym) {
 		log_warn("cannot symbolize: %s", pc_strerror());
-	} else if (!out) {
+	} else if (zip && !out) {
 		pc_err_errno("cannot create %s", txt_path);
 		log_warn("%s", pc_strerror());
-	} else {
+	} else if (zip || p.nt) {
 		ret = run_pass(&p, out);
-		if (fclose(out) != 0 && ret == 0)
+		if (out && fclose(out) != 0 && ret == 0)
 			ret = pc_err_errno("cannot write %s", txt_path);
 		if (ret < 0)
 			log_warn("%s", pc_strerror());
-		*txt = true;
+		*txt = out != NULL;
+		if (p.nt && nettrace_out_finish(p.nt) < 0)
+			log_warn("%s", pc_strerror());
+		else if (p.nt)
+			st->nettrace = true;
+		if (!zip && !st->nettrace)
+			ret = -1;
 		log_summary(&p);
-		jitfiles_collect(jf, p.sym);
+		if (zip)
+			jitfiles_collect(jf, p.sym);
 	}
+	nettrace_out_free(p.nt);
 	script_writer_free(p.script);
 	trace_formatter_free(p.tf);
 	symbolizer_free(p.sym);
@@ -334,9 +365,9 @@ static int add_entry(struct archive_writer *w, const char *name, const char *fil
 	return r;
 }
 
-/* Packs the archive: perf.data, perf.data.txt, JIT files, the log.  w: the archive that
- * start_archive() began, which holds perf.data and perf.data.txt already. */
-static int pack(const struct postprocess_opts *o, const char *out_dir, bool txt,
+/* Packs the archive: perf.data, perf.data.txt, JIT files, the NetTrace, the log.  w: the
+ * archive that start_archive() began, which holds perf.data and perf.data.txt already. */
+static int pack(const struct postprocess_opts *o, const char *out_dir, bool txt, bool nettrace,
 		struct jitfiles *jf, struct archive_writer *w)
 {
 	int r = 0;
@@ -356,6 +387,12 @@ static int pack(const struct postprocess_opts *o, const char *out_dir, bool txt,
 	}
 	for (size_t i = 0; r == 0 && i < jitfiles_count(jf); i++)
 		r = add_entry(w, o->name, jitfiles_name(jf, i), out_dir);
+	if (r == 0 && nettrace) {
+		char *entry = xasprintf("%s.trace/%s.nettrace", o->name, o->name);
+		if ((r = archive_writer_add_file(w, entry, o->nettrace_path)) < 0)
+			log_warn("%s", pc_strerror());
+		free(entry);
+	}
 	char *log_path = xasprintf("%s/perfcollect.log", out_dir);
 	if (r == 0) {
 		log_info("writing %s", o->zip_path);
@@ -369,6 +406,21 @@ static int pack(const struct postprocess_opts *o, const char *out_dir, bool txt,
 	return r;
 }
 
+int output_format_parse(const char *s, enum output_format *f)
+{
+	static const char *const names[] = {[FORMAT_BOTH] = "both",
+					    [FORMAT_PERFCOLLECT] = "perfcollect",
+					    [FORMAT_NETTRACE] = "nettrace"};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcasecmp(s, names[i])) {
+			*f = (enum output_format)i;
+			return 0;
+		}
+	return pc_err("-format %s: it is perfcollect (the trace.zip), nettrace (one .nettrace "
+		      "file for PerfView) or both",
+		      s);
+}
+
 int postprocess_run(const struct postprocess_opts *o_in, struct postprocess_stats *st)
 {
 	struct postprocess_opts o = *o_in;
@@ -379,6 +431,16 @@ int postprocess_run(const struct postprocess_opts *o_in, struct postprocess_stat
 	char *perf_data = o.perf_data ? NULL : xasprintf("%s/perf.data", o.trace_dir);
 	if (perf_data)
 		o.perf_data = perf_data;
+	char *nettrace = NULL;
+	if (o.format != FORMAT_PERFCOLLECT && !o.nettrace_path) {
+		/* beside the archive: x.trace.zip -> x.nettrace */
+		size_t l = strlen(o.zip_path);
+		if (str_endswith(o.zip_path, ".trace.zip"))
+			l -= strlen(".trace.zip");
+		else if (str_endswith(o.zip_path, ".zip"))
+			l -= strlen(".zip");
+		o.nettrace_path = nettrace = xasprintf("%.*s.nettrace", (int)l, o.zip_path);
+	}
 	const char *out_dir = o.out_dir ? o.out_dir : o.trace_dir;
 
 	struct jitfiles *jf = jitfiles_new(o.trace_dir, out_dir);
@@ -389,7 +451,7 @@ int postprocess_run(const struct postprocess_opts *o_in, struct postprocess_stat
 	if (!o.loose)
 		jitfiles_add_dir(jf);
 	jitfiles_log(jf);
-	int pr = pack(&o, out_dir, txt, jf, w);
+	int pr = o.format == FORMAT_NETTRACE ? 0 : pack(&o, out_dir, txt, st->nettrace, jf, w);
 	if (pr < 0)
 		ret = -1;
 	else if (err)
@@ -397,5 +459,6 @@ int postprocess_run(const struct postprocess_opts *o_in, struct postprocess_stat
 	free(err);
 	jitfiles_free(jf);
 	free(perf_data);
+	free(nettrace);
 	return ret;
 }

@@ -47,11 +47,12 @@ namespace PcTraceEvent
 		{
 			if (args.Length < 1)
 			{
-				Console.Error.WriteLine("usage: pc-traceevent tracelog FILE.nettrace [--threadtime] [--stacks]");
+				Console.Error.WriteLine("usage: pc-traceevent tracelog FILE.nettrace [--threadtime] [--stacks] [--events]");
 				return 2;
 			}
 			bool threadTime = args.Contains("--threadtime");
 			bool stacks = args.Contains("--stacks");
+			dumpEvents = args.Contains("--events");
 			string etlx = Path.Combine(Path.GetTempPath(), "pc-tracelog-" + Environment.ProcessId + ".etlx");
 			int lost = 0;
 			var options = new TraceLogOptions
@@ -75,14 +76,19 @@ namespace PcTraceEvent
 			return 0;
 		}
 
+		static bool dumpEvents;
+
 		static void Report(TraceLog log, int lost, bool threadTime, bool stacks)
 		{
+			if (dumpEvents)
+				foreach (var e in log.Events)
+					Console.WriteLine("dump " + e.ToString().Replace('\n', ' '));
 			Console.WriteLine($"events {log.EventCount}");
 			Console.WriteLine($"lost {lost}");
 			foreach (var st in log.Stats.OrderBy(s => s.ProviderName, StringComparer.Ordinal).ThenBy(s => s.EventName, StringComparer.Ordinal))
 				Console.WriteLine($"event {st.ProviderName}/{st.EventName} {st.Count} {st.StackCount}");
 			foreach (var p in log.Processes.OrderBy(p => p.ProcessID))
-				Console.WriteLine($"process {p.ProcessID} \"{p.Name}\" " + F(p.CPUMSec));
+				Console.WriteLine($"process {p.ProcessID} \"{p.Name}\" " + F(p.CPUMSec) + (dumpEvents ? $" image={p.ImageFileName} cmd={p.CommandLine} start={p.StartTimeRelativeMsec} idx={p.ProcessIndex}" : ""));
 
 			// PerfView's "CPU" view of a universal trace (EventPipePerfViewData "CPU").
 			var cpu = new MutableTraceEventStackSource(log);
