@@ -10,7 +10,8 @@ static void usage(FILE *f, const struct cli_opt *opts)
 	fprintf(f, "usage: perfcollect-c collect <name> [options]\n\n"
 		   "Records CPU samples (cpu-clock, 1000 Hz, user and kernel call stacks) until "
 		   "Ctrl+C,\nSIGTERM, -collectsec or the -pid target's exit, then writes "
-		   "<name>.trace.zip.\n-threadtime and -offcpu add the sched_switch, "
+		   "<name>.trace.zip\nand <name>.nettrace (see -format).\n-threadtime and -offcpu "
+		   "add the sched_switch, "
 		   "sched_stat_sleep and sched_process_exit\ntracepoints (mounting tracefs if "
 		   "needed); -offcpu records them instead of CPU samples.\n\noptions:\n");
 	cli_print_options(f, opts);
@@ -19,7 +20,7 @@ static void usage(FILE *f, const struct cli_opt *opts)
 int cmd_collect(int argc, char **argv)
 {
 	struct collect_opts o = {.pid = -1};
-	const char *outdir = NULL, *events = NULL;
+	const char *outdir = NULL, *events = NULL, *format = NULL;
 	bool nolttng = false, noperf = false, rawevents = false, gccollectonly = false,
 	     gconly = false, gcwithheap = false;
 	const struct cli_opt opts[] = {
@@ -37,6 +38,9 @@ int cmd_collect(int argc, char **argv)
 	    {"system", 0, CLI_FLAG, &o.system, NULL,
 	     "also major and minor page faults with stacks"},
 	    {"outdir", 'o', CLI_STR, &outdir, "DIR", "write <name>.trace.zip in DIR (default .)"},
+	    {"format", 0, CLI_STR, &format, "FMT",
+	     "perfcollect (<name>.trace.zip), nettrace (<name>.nettrace: one file for PerfView "
+	     "with CPU samples, thread time and symbols) or both (default)"},
 	    {"nodotnetipc", 0, CLI_FLAG, &o.no_dotnet_ipc, NULL,
 	     "do not ask a .NET target to write perf maps over its diagnostics IPC"},
 	    {"nolttng", 0, CLI_FLAG, &nolttng, NULL, "accepted (no LTTng is used)"},
@@ -62,6 +66,10 @@ int cmd_collect(int argc, char **argv)
 	if (npos != 1) {
 		fprintf(stderr, "perfcollect-c collect: a trace name is needed: perfcollect-c "
 				"collect <name> [options] (see --help)\n");
+		return 2;
+	}
+	if (format && output_format_parse(format, &o.format) < 0) {
+		fprintf(stderr, "perfcollect-c collect: %s\n", pc_strerror());
 		return 2;
 	}
 	if (o.pid == 0) {

@@ -1,7 +1,8 @@
 /* merge: the post-processing step alone.  The input is a perf.data (ours or real perf's,
  * with its JIT maps where perf looks for them), a <name>.trace directory or a
  * <name>.trace.zip (extracted to a temporary directory).  Outputs are built in a
- * temporary directory, never in the input, and packed into <name>.trace.zip. */
+ * temporary directory, never in the input, and packed into <name>.trace.zip; the same pass
+ * writes <name>.nettrace beside it (-format says which of the two). */
 #include "base/archive.h"
 #include "base/log.h"
 #include "cli.h"
@@ -64,6 +65,17 @@ static char *strip_suffix(const char *base)
 			return xstrndup(base, bl - sl);
 	}
 	return xstrdup(base);
+}
+
+/* x.trace.zip -> x.nettrace; x.zip -> x.nettrace; anything else gets .nettrace added. */
+static char *nettrace_beside(const char *zip)
+{
+	size_t l = strlen(zip);
+	if (str_endswith(zip, ".trace.zip"))
+		l -= strlen(".trace.zip");
+	else if (str_endswith(zip, ".zip"))
+		l -= strlen(".zip");
+	return xasprintf("%.*s.nettrace", (int)l, zip);
 }
 
 static char *make_temp_dir(const char *what)
@@ -165,9 +177,14 @@ static void start_log(const struct merge_input *in, const char *out_dir)
 
 int cmd_merge(int argc, char **argv)
 {
-	const char *out = NULL;
+	const char *out = NULL, *format_name = NULL;
 	const struct cli_opt opts[] = {
-	    {"o", 0, CLI_STR, &out, "FILE", "the archive to write (default <name>.trace.zip)"},
+	    {"o", 0, CLI_STR, &out, "FILE",
+	     "the archive to write (default <name>.trace.zip; with -format nettrace, the "
+	     ".nettrace)"},
+	    {"format", 0, CLI_STR, &format_name, "FMT",
+	     "perfcollect (the trace.zip), nettrace (<name>.nettrace beside it: one file for "
+	     "PerfView) or both (default)"},
 	    {0},
 	};
 	const char *pos[1];
@@ -180,7 +197,8 @@ int cmd_merge(int argc, char **argv)
 		    "usage: perfcollect-c merge <perf.data | name.trace | name.trace.zip> "
 		    "[-o out.trace.zip]\n\n"
 		    "Symbolizes perf.data into perf.data.txt (the text of perf script) and packs\n"
-		    "it with perf.data, the JIT maps and perfcollect.log.\n\noptions:\n");
+		    "it with perf.data, the JIT maps and perfcollect.log; the same pass writes\n"
+		    "<name>.nettrace beside it (see -format).\n\noptions:\n");
 		cli_print_options(stdout, opts);
 		return 0;
 	}
@@ -189,22 +207,35 @@ int cmd_merge(int argc, char **argv)
 				"name.trace.zip> [-o out.trace.zip]\n");
 		return 2;
 	}
+	enum output_format format = FORMAT_BOTH;
+	if (format_name && output_format_parse(format_name, &format) < 0) {
+		fprintf(stderr, "perfcollect-c merge: %s\n", pc_strerror());
+		return 2;
+	}
 	struct merge_input in = {0};
 	if (resolve_input(pos[0], &in) < 0) {
 		fprintf(stderr, "perfcollect-c merge: %s\n", pc_strerror());
 		merge_input_free(&in);
 		return 1;
 	}
-	char *zip = out ? xstrdup(out) : xasprintf("%s.trace.zip", in.name);
+	char *zip =
+	    out && format != FORMAT_NETTRACE ? xstrdup(out) : xasprintf("%s.trace.zip", in.name);
+	char *nettrace = nettrace_beside(zip);
+	if (out && format == FORMAT_NETTRACE) {
+		free(nettrace);
+		nettrace = xstrdup(out);
+	}
 	char *work = make_temp_dir("merge");
 	if (!work) {
 		fprintf(stderr, "perfcollect-c merge: %s\n", pc_strerror());
 		free(zip);
+		free(nettrace);
 		merge_input_free(&in);
 		return 1;
 	}
 	start_log(&in, work);
-	log_info("merge %s -> %s", pos[0], zip);
+	const char *output = format == FORMAT_NETTRACE ? nettrace : zip;
+	log_info("merge %s -> %s", pos[0], output);
 	struct postprocess_opts po = {
 	    .trace_dir = in.trace_dir,
 	    .name = in.name,
@@ -213,15 +244,17 @@ int cmd_merge(int argc, char **argv)
 	    .perf_data = in.perf_data,
 	    .out_dir = work,
 	    .loose = in.loose,
+	    .format = format,
+	    .nettrace_path = nettrace,
 	};
 	struct postprocess_stats st;
 	struct stat before, after;
-	bool existed = stat(zip, &before) == 0;
+	bool existed = stat(output, &before) == 0;
 	int r = postprocess_run(&po, &st);
 	log_close();
 	int ret = 0;
 	/* The archive is renamed into place when complete: a new inode means it was written. */
-	bool wrote = stat(zip, &after) == 0 &&
+	bool wrote = stat(output, &after) == 0 &&
 		     (!existed || after.st_ino != before.st_ino || after.st_dev != before.st_dev);
 	if (r < 0) {
 		fprintf(stderr, "perfcollect-c merge: %s%s\n", pc_strerror(),
@@ -230,11 +263,14 @@ int cmd_merge(int argc, char **argv)
 	}
 	if (wrote)
 		fprintf(stderr,
-			"perfcollect-c: wrote %s: %" PRIu64 " samples, %" PRIu64 " lost%s\n", zip,
-			st.samples, st.lost, st.truncated ? " (perf.data was truncated)" : "");
+			"perfcollect-c: wrote %s%s%s: %" PRIu64 " samples, %" PRIu64 " lost%s\n",
+			output, format == FORMAT_BOTH && st.nettrace ? " and " : "",
+			format == FORMAT_BOTH && st.nettrace ? nettrace : "", st.samples, st.lost,
+			st.truncated ? " (perf.data was truncated)" : "");
 	rm_rf(work);
 	free(work);
 	free(zip);
+	free(nettrace);
 	merge_input_free(&in);
 	return ret;
 }

@@ -15,8 +15,8 @@ _perfcollect_c()
 	fi
 	local opts=""
 	case ${words[1]} in
-	collect) opts="-pid -collectsec -buffersize -threadtime -offcpu -hwevents -system -o -outdir -nodotnetipc -nolttng -noperf -events -rawevents -gccollectonly -gconly -gcwithheap -help" ;;
-	merge) opts="-o -help" ;;
+	collect) opts="-pid -collectsec -buffersize -threadtime -offcpu -hwevents -system -o -outdir -format -nodotnetipc -nolttng -noperf -events -rawevents -gccollectonly -gconly -gcwithheap -help" ;;
+	merge) opts="-o -format -help" ;;
 	view) opts="-graphtype -processfilter -pid -tid -event -offcpu -flamegraph -folded -top -percent-limit -help" ;;
 	log) opts="-tail -help" ;;
 	ls | cat | install | livetrace) opts="-help" ;;
@@ -29,6 +29,9 @@ _perfcollect_c()
 		return ;;
 	-graphtype)
 		COMPREPLY=($(compgen -W "callee caller" -- "$cur"))
+		return ;;
+	-format)
+		COMPREPLY=($(compgen -W "perfcollect nettrace both" -- "$cur"))
 		return ;;
 	-o | -output | -zip | -outdir | -flamegraph | --flamegraph | -folded | --folded)
 		COMPREPLY=($(compgen -f -- "$cur"))

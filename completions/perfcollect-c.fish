@@ -22,6 +22,7 @@ complete -c perfcollect-c -n "__fish_seen_subcommand_from collect" -o hwevents -
 complete -c perfcollect-c -n "__fish_seen_subcommand_from collect" -o system -d 'page faults'
 complete -c perfcollect-c -n "__fish_seen_subcommand_from collect" -o o -r -a '(__fish_complete_directories)' -d 'output directory'
 complete -c perfcollect-c -n "__fish_seen_subcommand_from collect" -o outdir -r -a '(__fish_complete_directories)' -d 'output directory'
+complete -c perfcollect-c -n "__fish_seen_subcommand_from collect" -o format -x -a 'perfcollect nettrace both' -d 'what to write'
 complete -c perfcollect-c -n "__fish_seen_subcommand_from collect" -o nodotnetipc -d 'no .NET perf map IPC'
 complete -c perfcollect-c -n "__fish_seen_subcommand_from collect" -o nolttng -d 'compatibility'
 complete -c perfcollect-c -n "__fish_seen_subcommand_from collect" -o noperf -d 'compatibility'
@@ -33,6 +34,7 @@ complete -c perfcollect-c -n "__fish_seen_subcommand_from collect" -o gcwithheap
 # merge
 complete -c perfcollect-c -n "__fish_seen_subcommand_from merge" -F
 complete -c perfcollect-c -n "__fish_seen_subcommand_from merge" -o o -r -d 'archive to write'
+complete -c perfcollect-c -n "__fish_seen_subcommand_from merge" -o format -x -a 'perfcollect nettrace both' -d 'what to write'
 # view
 complete -c perfcollect-c -n "__fish_seen_subcommand_from view" -F
 complete -c perfcollect-c -n "__fish_seen_subcommand_from view" -o graphtype -x -a 'callee caller' -d 'tree direction'

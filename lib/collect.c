@@ -607,12 +607,16 @@ int collect_run(const struct collect_opts *o)
 	perfdata_writer_free(c.w);
 	c.w = NULL;
 
-	log_say("Writing %s ...", c.zip_path);
+	char *nettrace = xasprintf("%s/%s.nettrace", o->outdir ? o->outdir : ".", o->name);
+	const char *output = o->format == FORMAT_NETTRACE ? nettrace : c.zip_path;
+	log_say("Writing %s ...", output);
 	struct postprocess_opts ppo = {
 	    .trace_dir = c.trace_dir,
 	    .name = o->name,
 	    .zip_path = c.zip_path,
 	    .live = true,
+	    .format = o->format,
+	    .nettrace_path = nettrace,
 	};
 	struct postprocess_stats pst;
 	memset(&pst, 0, sizeof(pst));
@@ -620,15 +624,21 @@ int collect_run(const struct collect_opts *o)
 		/* The trace directory stays: it is all the user has. */
 		log_warn("post-processing failed: %s; the raw trace stays in %s", pc_strerror(),
 			 c.trace_dir);
+		free(nettrace);
 		goto out_log;
 	}
 	log_close();
 	if (rm_rf(c.trace_dir) < 0)
 		fprintf(stderr, "perfcollect-c: warning: %s\n", pc_strerror());
-	fprintf(stderr, "Trace saved to %s\n", c.zip_path);
+	if (o->format != FORMAT_NETTRACE)
+		fprintf(stderr, "Trace saved to %s\n", c.zip_path);
+	if (pst.nettrace)
+		fprintf(stderr, "%s saved to %s\n",
+			o->format == FORMAT_NETTRACE ? "Trace" : "NetTrace", nettrace);
 	rc = rec_rc < 0 ? -1 : 0;
 	if (rc < 0)
-		pc_err("recording failed; what was recorded is in %s", c.zip_path);
+		pc_err("recording failed; what was recorded is in %s", output);
+	free(nettrace);
 	goto out;
 
 abandon:

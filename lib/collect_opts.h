@@ -5,6 +5,7 @@
 #define PC_COLLECT_OPTS_H
 
 #include "base/util.h"
+#include "postprocess/postprocess.h"
 
 struct collect_opts {
 	const char *name;    /* <name>.trace.zip */
@@ -13,8 +14,9 @@ struct collect_opts {
 	long collectsec;     /* 0: until stopped */
 	uint64_t buffersize; /* per ring buffer in bytes; 0: default */
 	bool threadtime, offcpu, hwevents, system;
-	bool no_dotnet_ipc; /* do not ask the .NET runtime to write perf maps */
-	int argc;	    /* the command line, for perf.data's cmdline and the log */
+	bool no_dotnet_ipc;	   /* do not ask the .NET runtime to write perf maps */
+	enum output_format format; /* the trace.zip, <name>.nettrace, or both */
+	int argc;		   /* the command line, for perf.data's cmdline and the log */
 	char **argv;
 	/* Lines about accepted options that do not apply (e.g. "-gconly: ..."), said on
 	 * screen and in perfcollect.log once it is open. */

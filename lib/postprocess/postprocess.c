@@ -431,16 +431,8 @@ int postprocess_run(const struct postprocess_opts *o_in, struct postprocess_stat
 	char *perf_data = o.perf_data ? NULL : xasprintf("%s/perf.data", o.trace_dir);
 	if (perf_data)
 		o.perf_data = perf_data;
-	char *nettrace = NULL;
-	if (o.format != FORMAT_PERFCOLLECT && !o.nettrace_path) {
-		/* beside the archive: x.trace.zip -> x.nettrace */
-		size_t l = strlen(o.zip_path);
-		if (str_endswith(o.zip_path, ".trace.zip"))
-			l -= strlen(".trace.zip");
-		else if (str_endswith(o.zip_path, ".zip"))
-			l -= strlen(".zip");
-		o.nettrace_path = nettrace = xasprintf("%.*s.nettrace", (int)l, o.zip_path);
-	}
+	if (!o.nettrace_path)
+		o.format = FORMAT_PERFCOLLECT;
 	const char *out_dir = o.out_dir ? o.out_dir : o.trace_dir;
 
 	struct jitfiles *jf = jitfiles_new(o.trace_dir, out_dir);
@@ -459,6 +451,5 @@ int postprocess_run(const struct postprocess_opts *o_in, struct postprocess_stat
 	free(err);
 	jitfiles_free(jf);
 	free(perf_data);
-	free(nettrace);
 	return ret;
 }

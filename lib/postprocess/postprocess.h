@@ -28,7 +28,7 @@ struct postprocess_opts {
 	const char *zip_path;  /* the archive to write */
 	bool live;	       /* recorded processes may still run: find maps via /proc */
 	enum output_format format;
-	const char *nettrace_path; /* <name>.nettrace, for the formats that have it */
+	const char *nettrace_path; /* <name>.nettrace; NULL: the archive alone */
 	/* For merge (all optional): */
 	const char *perf_data; /* NULL: <trace_dir>/perf.data */
 	const char *out_dir;   /* perf.data.txt and copied side files go here, trace_dir is

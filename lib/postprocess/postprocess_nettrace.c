@@ -345,8 +345,10 @@ static int start(struct nettrace_out *o, uint64_t t)
 		o->system_md[i] =
 		    declare(o, "Universal.System", SYSTEM_GUID, (uint32_t)i, SYSTEM_EVENTS[i].name,
 			    SYSTEM_EVENTS[i].fields, SYSTEM_EVENTS[i].nfields, NULL);
+	/* Event ids of Universal.Events are not stable, but must differ (TraceEvent looks an
+	 * event up by provider and id first): cswitch 1, then one per perf event. */
 	if (o->cswitch)
-		o->cswitch_md = declare(o, "Universal.Events", EVENTS_GUID, 0, "cswitch",
+		o->cswitch_md = declare(o, "Universal.Events", EVENTS_GUID, 1, "cswitch",
 					SAMPLE_FIELDS, 1, NULL);
 	o->sync = o->last_time = t;
 	o->started = true;
@@ -684,8 +686,8 @@ static uint32_t evsel_metadata(struct nettrace_out *o, size_t idx, const struct 
 		return o->evsel_md[idx];
 	const char *perf_name = ev && ev->name ? ev->name : "unknown";
 	const char *name = idx == o->cpu_evsel ? "cpu" : perf_name;
-	o->evsel_md[idx] = declare(o, "Universal.Events", EVENTS_GUID, 0, name, SAMPLE_FIELDS,
-				   tracepoint ? 2 : 1, perf_name);
+	o->evsel_md[idx] = declare(o, "Universal.Events", EVENTS_GUID, (uint32_t)idx + 2, name,
+				   SAMPLE_FIELDS, tracepoint ? 2 : 1, perf_name);
 	return o->evsel_md[idx];
 }
 
