@@ -180,8 +180,8 @@ int cmd_merge(int argc, char **argv)
 	const char *out = NULL, *format_name = NULL;
 	const struct cli_opt opts[] = {
 	    {"o", 0, CLI_STR, &out, "FILE",
-	     "the archive to write (default <name>.trace.zip; with -format nettrace, the "
-	     ".nettrace)"},
+	     "the archive to write (default <name>.trace.zip); the .nettrace goes beside it "
+	     "(with -format nettrace, FILE may name the .nettrace)"},
 	    {"format", 0, CLI_STR, &format_name, "FMT",
 	     "perfcollect (the trace.zip), nettrace (<name>.nettrace beside it: one file for "
 	     "PerfView) or both (default)"},
@@ -218,12 +218,11 @@ int cmd_merge(int argc, char **argv)
 		merge_input_free(&in);
 		return 1;
 	}
-	char *zip =
-	    out && format != FORMAT_NETTRACE ? xstrdup(out) : xasprintf("%s.trace.zip", in.name);
+	char *zip = out ? xstrdup(out) : xasprintf("%s.trace.zip", in.name);
 	char *nettrace = nettrace_beside(zip);
-	if (out && format == FORMAT_NETTRACE) {
-		free(nettrace);
-		nettrace = xstrdup(out);
+	if (format == FORMAT_NETTRACE && !str_endswith(zip, ".zip")) {
+		free(nettrace); /* -o names the .nettrace itself */
+		nettrace = xstrdup(zip);
 	}
 	char *work = make_temp_dir("merge");
 	if (!work) {
