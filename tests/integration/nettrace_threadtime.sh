@@ -1,0 +1,68 @@
+# PerfView's Thread Time view of <name>.nettrace (TraceEvent's ThreadTimeStackComputer over
+# the TraceLog of the file, as PerfView builds it): tests/workloads/blocker sleeps a known
+# 3 x 200 ms in blocker_sleep() and waits 3 x 100 ms on a pipe in blocker_pipe_read(); the
+# view must show that blocked time (BLOCKED_TIME) at those stacks within 5%, from the
+# Universal.Events cswitch events, with -pid and system-wide.  Also: each cswitch's stack
+# is the stack where the thread blocked, and view of the zip counts the same waits.
+source "$(dirname "$0")/lib.sh"
+source "$TEST_SRCDIR/traceevent/testlib.sh"
+need_root
+need_traceevent
+
+SLEEP_MS=200 PIPE_MS=100 ROUNDS=3
+
+# The blocked ms TraceLog's thread time gives the stacks holding frame FN.
+tt_blocked() { awk -v fn="$2" '$1 == "tt_blocked" && $3 == fn { print $2 }' "$1"; }
+# Whether got (ms) is within 5% of want (ms).
+within5() { awk -v g="$1" -v w="$2" 'BEGIN { exit !(g != "" && g >= 0.95 * w && g <= 1.05 * w) }'; }
+# The inclusive blocked ms of a function in view's off-CPU top-functions table.
+view_ms() { # REPORT FN
+	awk -v fn="$2" '/^# Top functions by inclusive blocked ms/ { on = 1; next }
+		on && /^$/ { exit }
+		on && index($0, "] " fn "  (") { print $4; exit }' "$1"
+}
+
+check_blocked() { # LABEL NAME PID
+	local label=$1 name=$2 pid=$3 fn want got v
+	traceevent tracelog "$name.nettrace" --threadtime >"$name.te" 2>"$name.te.err"
+	check "$label: TraceLog builds the Thread Time view ($(grep -m1 exception "$name.te"))" \
+		grep -q '^tt_state BLOCKED_TIME ' "$name.te"
+	check "$label: the file has cswitch events, with stacks" \
+		awk '$1 == "event" && $2 == "Universal.Events/cswitch" && $4 > 0 { f = 1 } END { exit !f }' "$name.te"
+	"$PC" view "$name.trace.zip" -offcpu -pid "$pid" -top 100 >"$name.view"
+	for fn in blocker_sleep blocker_pipe_read; do
+		[ $fn = blocker_sleep ] && want=$((SLEEP_MS * ROUNDS)) || want=$((PIPE_MS * ROUNDS))
+		got=$(tt_blocked "$name.te" "blocker!$fn")
+		v=$(view_ms "$name.view" $fn)
+		echo "$label: $fn blocked ${got:-?} ms in PerfView's Thread Time (view: ${v:-?} ms, known: $want ms)"
+		check "$label: Thread Time shows $fn blocked ${want} ms +-5% (${got:-none})" within5 "$got" $want
+		check "$label: and view of the zip too (${v:-none})" within5 "$v" $want
+	done
+}
+
+# ---- collect -threadtime -pid ----
+"$WORKLOADS/blocker" $SLEEP_MS $PIPE_MS $ROUNDS wait &
+blocker=$!
+cleanup_hooks+=("kill $blocker 2>/dev/null")
+start_collect pid -pid "$blocker" -threadtime
+kill -USR1 "$blocker"
+wait "$collector" || { cat pid.err; fail "collect -threadtime -pid exits non-zero"; }
+check_blocked "-pid" pid "$blocker"
+
+# ---- system-wide collect -threadtime ----
+# On CPU 0, as view_offcpu.sh: in this kind of VM the other vCPU's idle task emits no
+# sched_switch, so a wake-up from idle there has no switch-in record.
+PIN_CPU0=()
+command -v taskset >/dev/null && PIN_CPU0=(taskset -c 0)
+"${PIN_CPU0[@]}" "$WORKLOADS/blocker" $SLEEP_MS $PIPE_MS $ROUNDS wait &
+blocker=$!
+cleanup_hooks+=("kill $blocker 2>/dev/null")
+start_collect sw -threadtime -collectsec 2
+kill -USR1 "$blocker"
+wait "$blocker"
+check "the blocker ran to its end during the recording" test $? -eq 0
+wait "$collector" || { cat sw.err; fail "collect -threadtime exits non-zero"; }
+check_blocked "system-wide" sw "$blocker"
+check "system-wide: CPU samples are CPU_TIME in the Thread Time view" \
+	grep -q '^tt_state CPU_TIME [1-9]' sw.te
+finish
