@@ -337,9 +337,10 @@ void nettrace_writer_set_limits(struct nettrace_writer *w, size_t block_bytes, s
 
 /* ---- metadata ---- */
 
-static int put_type(struct nettrace_buf *b, const struct nettrace_type *t, int depth);
+static int put_type(struct nettrace_buf *b, const struct nettrace_field_type *t, int depth);
 
-static int put_fields(struct nettrace_buf *b, const struct nettrace_field *f, uint16_t n, int depth)
+static int put_fields(struct nettrace_buf *b, const struct nettrace_field_desc *f, uint16_t n,
+		      int depth)
 {
 	nettrace_buf_u16(b, n);
 	for (uint16_t i = 0; i < n; i++) {
@@ -357,24 +358,24 @@ static int put_fields(struct nettrace_buf *b, const struct nettrace_field *f, ui
 	return 0;
 }
 
-static int put_type(struct nettrace_buf *b, const struct nettrace_type *t, int depth)
+static int put_type(struct nettrace_buf *b, const struct nettrace_field_type *t, int depth)
 {
 	if (depth > 32)
 		return pc_err("NetTrace metadata: types nested too deep");
 	nettrace_buf_u8(b, t->code);
 	switch (t->code) {
-	case NETTRACE_ARRAY:
-	case NETTRACE_FIXED_ARRAY:
-	case NETTRACE_RELLOC:
-	case NETTRACE_DATALOC:
+	case NETTRACE_T_ARRAY:
+	case NETTRACE_T_FIXED_ARRAY:
+	case NETTRACE_T_RELLOC:
+	case NETTRACE_T_DATALOC:
 		if (!t->element)
 			return pc_err("NetTrace metadata: an array type without its element type");
 		if (put_type(b, t->element, depth + 1) < 0)
 			return -1;
-		if (t->code == NETTRACE_FIXED_ARRAY)
+		if (t->code == NETTRACE_T_FIXED_ARRAY)
 			nettrace_buf_u16(b, t->count);
 		return 0;
-	case NETTRACE_OBJECT:
+	case NETTRACE_T_OBJECT:
 		return put_fields(b, t->fields, t->nfields, depth + 1);
 	default:
 		return 0;
@@ -674,7 +675,7 @@ static void put_varuint(struct nettrace_buf *b, uint64_t v)
 	b->len += nettrace_varuint(b->data + b->len, v);
 }
 
-int nettrace_writer_event(struct nettrace_writer *w, const struct nettrace_event *e)
+int nettrace_writer_event(struct nettrace_writer *w, const struct nettrace_event_out *e)
 {
 	if (w->failed)
 		return -1;

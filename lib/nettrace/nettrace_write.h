@@ -44,43 +44,43 @@ void nettrace_buf_short_string(struct nettrace_buf *b, const char *s);
 
 /* Field type codes of the metadata (the format's TypeCode). */
 enum nettrace_typecode {
-	NETTRACE_OBJECT = 1,
-	NETTRACE_BOOL32 = 3,
-	NETTRACE_UTF16_CHAR = 4,
-	NETTRACE_SBYTE = 5,
-	NETTRACE_BYTE = 6,
-	NETTRACE_INT16 = 7,
-	NETTRACE_UINT16 = 8,
-	NETTRACE_INT32 = 9,
-	NETTRACE_UINT32 = 10,
-	NETTRACE_INT64 = 11,
-	NETTRACE_UINT64 = 12,
-	NETTRACE_SINGLE = 13,
-	NETTRACE_DOUBLE = 14,
-	NETTRACE_DATETIME = 16,
-	NETTRACE_GUID = 17,
-	NETTRACE_UTF16Z = 18, /* NUL-terminated UTF-16 string */
-	NETTRACE_ARRAY = 19,  /* uint16 count, then the elements */
-	NETTRACE_VARINT = 20,
-	NETTRACE_VARUINT = 21,
-	NETTRACE_FIXED_ARRAY = 22,
-	NETTRACE_UTF8_CHAR = 23,
-	NETTRACE_RELLOC = 24,
-	NETTRACE_DATALOC = 25,
-	NETTRACE_BOOL8 = 26,
+	NETTRACE_T_OBJECT = 1,
+	NETTRACE_T_BOOL32 = 3,
+	NETTRACE_T_UTF16_CHAR = 4,
+	NETTRACE_T_SBYTE = 5,
+	NETTRACE_T_BYTE = 6,
+	NETTRACE_T_INT16 = 7,
+	NETTRACE_T_UINT16 = 8,
+	NETTRACE_T_INT32 = 9,
+	NETTRACE_T_UINT32 = 10,
+	NETTRACE_T_INT64 = 11,
+	NETTRACE_T_UINT64 = 12,
+	NETTRACE_T_SINGLE = 13,
+	NETTRACE_T_DOUBLE = 14,
+	NETTRACE_T_DATETIME = 16,
+	NETTRACE_T_GUID = 17,
+	NETTRACE_T_UTF16Z = 18, /* NUL-terminated UTF-16 string */
+	NETTRACE_T_ARRAY = 19,	/* uint16 count, then the elements */
+	NETTRACE_T_VARINT = 20,
+	NETTRACE_T_VARUINT = 21,
+	NETTRACE_T_FIXED_ARRAY = 22,
+	NETTRACE_T_UTF8_CHAR = 23,
+	NETTRACE_T_RELLOC = 24,
+	NETTRACE_T_DATALOC = 25,
+	NETTRACE_T_BOOL8 = 26,
 };
 
-struct nettrace_field;
-struct nettrace_type {
-	uint8_t code;			     /* enum nettrace_typecode */
-	const struct nettrace_type *element; /* ARRAY, FIXED_ARRAY, RELLOC, DATALOC */
-	uint16_t count;			     /* FIXED_ARRAY */
-	const struct nettrace_field *fields; /* OBJECT */
+struct nettrace_field_desc;
+struct nettrace_field_type {
+	uint8_t code;				   /* enum nettrace_typecode */
+	const struct nettrace_field_type *element; /* ARRAY, FIXED_ARRAY, RELLOC, DATALOC */
+	uint16_t count;				   /* FIXED_ARRAY */
+	const struct nettrace_field_desc *fields;  /* OBJECT */
 	uint16_t nfields;
 };
-struct nettrace_field {
+struct nettrace_field_desc {
 	const char *name;
-	struct nettrace_type type;
+	struct nettrace_field_type type;
 };
 
 /* One type of event (a metadata row). */
@@ -89,7 +89,7 @@ struct nettrace_event_desc {
 	const uint8_t *provider_guid; /* 16 bytes as .NET's Guid.ToByteArray(), or NULL */
 	uint32_t event_id;	      /* 0 when the provider has none */
 	const char *name;
-	const struct nettrace_field *fields;
+	const struct nettrace_field_desc *fields;
 	uint16_t nfields;
 	int opcode, level, version; /* -1: not said */
 	uint64_t keywords;	    /* 0: not said */
@@ -135,7 +135,7 @@ struct nettrace_label {
 	const char *value; /* KEY_STRING */
 };
 
-struct nettrace_event {
+struct nettrace_event_out {
 	uint32_t metadata_id;
 	uint64_t thread;	 /* thread index */
 	uint64_t capture_thread; /* 0: the event's own thread */
@@ -181,7 +181,7 @@ uint32_t nettrace_writer_label_list(struct nettrace_writer *w, const struct nett
 				    size_t n);
 /* Writes one event (kept until the next flush).  -1 with pc_err() on a write error (sticky:
  * every later call fails too) or an event that refers to what was not declared. */
-int nettrace_writer_event(struct nettrace_writer *w, const struct nettrace_event *e);
+int nettrace_writer_event(struct nettrace_writer *w, const struct nettrace_event_out *e);
 /* Writes everything kept so far. */
 int nettrace_writer_flush(struct nettrace_writer *w);
 /* Flushes and writes a sequence point at timestamp (no event before it in the file is later,

@@ -9,7 +9,7 @@
 #include "base/log.h"
 #include "perfdata/perfdata_read.h"
 #include "postprocess_jit.h"
-#include "postprocess_nettrace.h"
+#include "postprocess_unified.h"
 #include "record/tracepoints.h"
 #include "script.h"
 #include "symbols/symbols.h"

@@ -1,5 +1,5 @@
-/* postprocess_nettrace: see postprocess_nettrace.h. */
-#include "postprocess_nettrace.h"
+/* postprocess_unified: see postprocess_unified.h. */
+#include "postprocess_unified.h"
 #include "base/log.h"
 #include "nettrace/nettrace_write.h"
 #include "perfdata/sched_switch.h"
@@ -31,28 +31,28 @@ enum system_event {
 	NR_SYSTEM_EVENTS
 };
 
-static const struct nettrace_type VARUINT = {.code = NETTRACE_VARUINT};
-static const struct nettrace_type UTF8_CHAR = {.code = NETTRACE_UTF8_CHAR};
+static const struct nettrace_field_type VARUINT = {.code = NETTRACE_T_VARUINT};
+static const struct nettrace_field_type UTF8_CHAR = {.code = NETTRACE_T_UTF8_CHAR};
 /* A uint16 count of UTF-8 bytes: the Universal providers' strings. */
-static const struct nettrace_type STRING = {.code = NETTRACE_ARRAY, .element = &UTF8_CHAR};
+static const struct nettrace_field_type STRING = {.code = NETTRACE_T_ARRAY, .element = &UTF8_CHAR};
 
-static const struct nettrace_field PROCESS_FIELDS[] = {
+static const struct nettrace_field_desc PROCESS_FIELDS[] = {
     {"NamespaceId", VARUINT}, {"Name", STRING}, {"NamespaceName", STRING}};
-static const struct nettrace_field MAPPING_FIELDS[] = {
+static const struct nettrace_field_desc MAPPING_FIELDS[] = {
     {"Id", VARUINT},	     {"StartAddress", VARUINT}, {"EndAddress", VARUINT},
     {"FileOffset", VARUINT}, {"FileName", STRING},	{"MetadataId", VARUINT}};
-static const struct nettrace_field SYMBOL_FIELDS[] = {{"Id", VARUINT},
-						      {"MappingId", VARUINT},
-						      {"StartAddress", VARUINT},
-						      {"EndAddress", VARUINT},
-						      {"Name", STRING}};
-static const struct nettrace_field MAPPING_METADATA_FIELDS[] = {
+static const struct nettrace_field_desc SYMBOL_FIELDS[] = {{"Id", VARUINT},
+							   {"MappingId", VARUINT},
+							   {"StartAddress", VARUINT},
+							   {"EndAddress", VARUINT},
+							   {"Name", STRING}};
+static const struct nettrace_field_desc MAPPING_METADATA_FIELDS[] = {
     {"Id", VARUINT}, {"SymbolMetadata", STRING}, {"VersionMetadata", STRING}};
-static const struct nettrace_field SAMPLE_FIELDS[] = {{"Value", VARUINT}, {"Trace", STRING}};
+static const struct nettrace_field_desc SAMPLE_FIELDS[] = {{"Value", VARUINT}, {"Trace", STRING}};
 
 static const struct {
 	const char *name;
-	const struct nettrace_field *fields;
+	const struct nettrace_field_desc *fields;
 	uint16_t nfields;
 } SYSTEM_EVENTS[NR_SYSTEM_EVENTS] = {
     [EXISTING_PROCESS] = {"ExistingProcess", PROCESS_FIELDS, ARRAY_SIZE(PROCESS_FIELDS)},
@@ -283,8 +283,9 @@ static int64_t wall_clock_at(struct nettrace_out *o, uint64_t t)
 }
 
 static uint32_t declare(struct nettrace_out *o, const char *provider, const uint8_t *guid,
-			uint32_t event_id, const char *name, const struct nettrace_field *fields,
-			uint16_t nfields, const char *perf_event)
+			uint32_t event_id, const char *name,
+			const struct nettrace_field_desc *fields, uint16_t nfields,
+			const char *perf_event)
 {
 	const char *kv[2] = {"perf.event", perf_event};
 	struct nettrace_event_desc d = {
@@ -374,7 +375,7 @@ static int event_time(struct nettrace_out *o, bool has_time, uint64_t t, uint64_
 static int put_event(struct nettrace_out *o, uint32_t md, uint64_t thread, uint32_t cpu,
 		     uint32_t stack, uint64_t t)
 {
-	struct nettrace_event e = {
+	struct nettrace_event_out e = {
 	    .metadata_id = md,
 	    .thread = thread,
 	    .cpu = cpu < o->ncpus ? cpu : 0,

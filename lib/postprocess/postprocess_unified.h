@@ -1,4 +1,4 @@
-/* postprocess_nettrace: <name>.nettrace, the one file PerfView opens for everything: written
+/* postprocess_unified: <name>.nettrace, the one (unified) file PerfView opens for everything: written
  * by the post-processing pass from the same records and the same symbolizer answers as
  * perf.data.txt, in NetTrace 6 with the "Universal" providers that TraceEvent's TraceLog reads
  * (microsoft/perfview UniversalProviders.md; its reader NettraceUniversalConverter.cs).
@@ -28,8 +28,8 @@
  *
  * The file is written to <path>.tmp.<pid> and renamed to path when finished.
  */
-#ifndef PC_POSTPROCESS_NETTRACE_H
-#define PC_POSTPROCESS_NETTRACE_H
+#ifndef PC_POSTPROCESS_UNIFIED_H
+#define PC_POSTPROCESS_UNIFIED_H
 
 #include "perfdata/perfdata_read.h"
 #include "symbols/symbols.h"
