@@ -1,5 +1,5 @@
-/* postprocess_unified: <name>.nettrace, the one (unified) file PerfView opens for everything: written
- * by the post-processing pass from the same records and the same symbolizer answers as
+/* postprocess_unified: <name>.nettrace, the one (unified) file PerfView opens for everything:
+ * written by the post-processing pass from the same records and the same symbolizer answers as
  * perf.data.txt, in NetTrace 6 with the "Universal" providers that TraceEvent's TraceLog reads
  * (microsoft/perfview UniversalProviders.md; its reader NettraceUniversalConverter.cs).
  *
