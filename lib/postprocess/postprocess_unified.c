@@ -1,5 +1,5 @@
 /* postprocess_unified: see postprocess_unified.h. */
-#include "postprocess_unified.h"
+#include "postprocess_unified_int.h"
 #include "base/log.h"
 #include "nettrace/nettrace_write.h"
 #include "perfdata/sched_switch.h"
@@ -14,22 +14,13 @@
 
 #define KERNEL_START 0xffff800000000000ULL
 #define MAX_FRAMES   256
+#define MEMO_SIZE    8192 /* power of two */
 
 /* The providers' GUIDs as TraceEvent's parsers know them (Guid.ToByteArray() order). */
 static const uint8_t SYSTEM_GUID[16] = {0x6c, 0x7b, 0x10, 0x8c, 0xf8, 0x79, 0x31, 0x52,
 					0x4d, 0xe6, 0x2a, 0x0e, 0x20, 0xa3, 0xf5, 0x62};
 static const uint8_t EVENTS_GUID[16] = {0x63, 0x5d, 0x5e, 0xbc, 0x99, 0x97, 0x73, 0x58,
 					0x33, 0xd9, 0xfb, 0xa8, 0x31, 0x6c, 0xef, 0x71};
-
-enum system_event {
-	EXISTING_PROCESS,
-	PROCESS_CREATE,
-	PROCESS_EXIT,
-	PROCESS_MAPPING,
-	PROCESS_SYMBOL,
-	PROCESS_MAPPING_METADATA,
-	NR_SYSTEM_EVENTS
-};
 
 static const struct nettrace_field_type VARUINT = {.code = NETTRACE_T_VARUINT};
 static const struct nettrace_field_type UTF8_CHAR = {.code = NETTRACE_T_UTF8_CHAR};
@@ -62,135 +53,6 @@ static const struct {
     [PROCESS_SYMBOL] = {"ProcessSymbol", SYMBOL_FIELDS, ARRAY_SIZE(SYMBOL_FIELDS)},
     [PROCESS_MAPPING_METADATA] = {"ProcessMappingMetadata", MAPPING_METADATA_FIELDS,
 				  ARRAY_SIZE(MAPPING_METADATA_FIELDS)},
-};
-
-/* ---- a hash table of entries that start with a fixed-size key ---- */
-
-struct htab {
-	void **slots;
-	uint64_t *hashes;
-	size_t cap, n, keysize;
-};
-
-static uint64_t hash_bytes(const void *p, size_t n)
-{
-	const uint8_t *s = p;
-	uint64_t h = 1469598103934665603ULL;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ s[i]) * 1099511628211ULL;
-	return h ^ (h >> 31);
-}
-
-static uint64_t hash_str(const char *s)
-{
-	return hash_bytes(s, strlen(s));
-}
-
-static void *htab_find(const struct htab *t, const void *key, uint64_t h)
-{
-	if (!t->cap)
-		return NULL;
-	for (size_t i = h & (t->cap - 1); t->slots[i]; i = (i + 1) & (t->cap - 1))
-		if (t->hashes[i] == h && !memcmp(t->slots[i], key, t->keysize))
-			return t->slots[i];
-	return NULL;
-}
-
-static void htab_add(struct htab *t, void *entry, uint64_t h)
-{
-	if (2 * (t->n + 1) > t->cap) {
-		struct htab old = *t;
-		t->cap = old.cap ? old.cap * 2 : 256;
-		t->slots = xcalloc(t->cap, sizeof(*t->slots));
-		t->hashes = xcalloc(t->cap, sizeof(*t->hashes));
-		t->n = 0;
-		for (size_t i = 0; i < old.cap; i++)
-			if (old.slots[i])
-				htab_add(t, old.slots[i], old.hashes[i]);
-		free(old.slots);
-		free(old.hashes);
-	}
-	size_t i = h & (t->cap - 1);
-	while (t->slots[i])
-		i = (i + 1) & (t->cap - 1);
-	t->slots[i] = entry;
-	t->hashes[i] = h;
-	t->n++;
-}
-
-static void htab_free(struct htab *t, void (*free_entry)(void *))
-{
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->slots[i])
-			free_entry ? free_entry(t->slots[i]) : free(t->slots[i]);
-	free(t->slots);
-	free(t->hashes);
-}
-
-/* ---- what is kept ---- */
-
-struct thread {
-	uint32_t tid; /* key */
-	uint32_t pid;
-	uint64_t index; /* the live thread row, 0: none */
-	char *comm;	/* of that row */
-	bool ran;	/* has been seen running */
-	bool blocked;	/* since out_time, at stack */
-	uint64_t out_time;
-	uint64_t *stack;
-	uint32_t nstack, stack_cap;
-};
-
-struct process {
-	uint32_t pid; /* key */
-	bool created; /* the recording saw its fork */
-	bool emitted; /* ExistingProcess or ProcessCreate written */
-};
-
-struct mapping_key {
-	uint32_t pid, pad;
-	uint64_t start, end, pgoff, name_hash;
-};
-struct mapping {
-	struct mapping_key key;
-	uint64_t id;
-};
-
-struct symbol_key {
-	uint64_t mapping, start, end;
-};
-struct symbol {
-	struct symbol_key key;
-	uint64_t name_hash; /* of the name written last for this range */
-};
-
-struct buildid_key {
-	uint8_t id[64];
-	uint64_t size, vaddr, offset;
-};
-struct buildid {
-	struct buildid_key key;
-	uint64_t id;
-};
-
-struct nettrace_out {
-	char *path, *tmp;
-	int fd;
-	struct perfdata_reader *r;
-	struct symbolizer *sym;
-	struct nettrace_writer *w;
-	bool started, failed, cswitch;
-	uint64_t sync, last_time;
-	uint32_t ncpus;
-	uint32_t system_md[NR_SYSTEM_EVENTS], cswitch_md;
-	uint32_t *evsel_md;  /* by evsel index, 0: not yet declared */
-	size_t cpu_evsel;    /* the evsel that is PerfView's "cpu", nr_evsels if none */
-	size_t switch_evsel; /* sched:sched_switch, nr_evsels if none */
-	struct htab threads, procs, mappings, symbols, buildids;
-	uint64_t next_mapping, next_symbol, next_metadata;
-	struct nettrace_buf payload;
-	uint64_t ips[MAX_FRAMES];
-	struct nettrace_out_stats st;
 };
 
 static void free_thread(void *p)
@@ -263,6 +125,7 @@ struct nettrace_out *nettrace_out_new(const char *path, struct perfdata_reader *
 	o->symbols.keysize = sizeof(struct symbol_key);
 	o->buildids.keysize = sizeof(struct buildid_key);
 	o->next_mapping = o->next_symbol = o->next_metadata = 1;
+	o->memo = xcalloc(MEMO_SIZE, sizeof(*o->memo));
 	return o;
 }
 
@@ -372,8 +235,8 @@ static int event_time(struct nettrace_out *o, bool has_time, uint64_t t, uint64_
 	return 0;
 }
 
-static int put_event(struct nettrace_out *o, uint32_t md, uint64_t thread, uint32_t cpu,
-		     uint32_t stack, uint64_t t)
+int unified_put_event(struct nettrace_out *o, uint32_t md, uint64_t thread, uint32_t cpu,
+		      uint32_t stack, uint64_t t)
 {
 	struct nettrace_event_out e = {
 	    .metadata_id = md,
@@ -391,9 +254,9 @@ static int put_event(struct nettrace_out *o, uint32_t md, uint64_t thread, uint3
 
 /* ---- processes and threads ---- */
 
-static struct process *process(struct nettrace_out *o, uint32_t pid)
+struct process *unified_process(struct nettrace_out *o, uint32_t pid)
 {
-	uint64_t h = hash_bytes(&pid, sizeof(pid));
+	uint64_t h = unified_hash_bytes(&pid, sizeof(pid));
 	struct process *p = htab_find(&o->procs, &pid, h);
 	if (!p) {
 		p = xcalloc(1, sizeof(*p));
@@ -405,7 +268,7 @@ static struct process *process(struct nettrace_out *o, uint32_t pid)
 
 static struct thread *thread(struct nettrace_out *o, uint32_t tid)
 {
-	uint64_t h = hash_bytes(&tid, sizeof(tid));
+	uint64_t h = unified_hash_bytes(&tid, sizeof(tid));
 	struct thread *t = htab_find(&o->threads, &tid, h);
 	if (!t) {
 		t = xcalloc(1, sizeof(*t));
@@ -418,6 +281,17 @@ static struct thread *thread(struct nettrace_out *o, uint32_t tid)
 
 /* The live row of thread tid of process pid named comm: a new row when there was none or
  * the name or process changed.  Writes the process's first event when it is new. */
+/* The process's start (or new name) with its main thread's comm as its name. */
+static int process_event(struct nettrace_out *o, uint32_t pid, enum system_event ev,
+			 uint64_t thread, uint32_t cpu, uint64_t t)
+{
+	o->payload.len = 0;
+	nettrace_buf_varuint(&o->payload, pid);
+	nettrace_buf_short_string(&o->payload, machine_comm(symbolizer_machine(o->sym), pid, pid));
+	nettrace_buf_short_string(&o->payload, "");
+	return unified_put_event(o, o->system_md[ev], thread, cpu, 0, t);
+}
+
 static int thread_row(struct nettrace_out *o, uint32_t pid, uint32_t tid, const char *comm,
 		      uint32_t cpu, uint64_t t, uint64_t *index)
 {
@@ -426,8 +300,10 @@ static int thread_row(struct nettrace_out *o, uint32_t pid, uint32_t tid, const 
 		if (nettrace_writer_remove_thread(o->w, th->index) < 0)
 			return -1;
 		th->index = 0;
+		unified_process(o, th->pid)->live_rows--;
 	}
 	if (!th->index) {
+		unified_process(o, pid)->live_rows++;
 		struct nettrace_thread_info ti = {
 		    .has_pid = true, .has_tid = true, .pid = pid, .tid = tid, .name = comm};
 		th->index = nettrace_writer_add_thread(o->w, &ti);
@@ -437,194 +313,13 @@ static int thread_row(struct nettrace_out *o, uint32_t pid, uint32_t tid, const 
 		o->st.threads++;
 	}
 	*index = th->index;
-	struct process *p = process(o, pid);
+	struct process *p = unified_process(o, pid);
 	if (p->emitted)
 		return 0;
 	p->emitted = true;
 	o->st.processes++;
-	const char *name = machine_comm(symbolizer_machine(o->sym), pid, pid);
-	o->payload.len = 0;
-	nettrace_buf_varuint(&o->payload, pid);
-	nettrace_buf_short_string(&o->payload, name);
-	nettrace_buf_short_string(&o->payload, "");
-	return put_event(o, o->system_md[p->created ? PROCESS_CREATE : EXISTING_PROCESS], th->index,
-			 cpu, 0, t);
-}
-
-/* ---- mappings and symbols ---- */
-
-/* The end of a named frame's symbol: at least one byte (perf maps may give size 0). */
-static uint64_t sym_end(const struct frame *f)
-{
-	return f->sym_end > f->sym_start ? f->sym_end : f->sym_start + 1;
-}
-
-/* A kernel map's name as perf names its frames: [kernel.kallsyms], or [module]. */
-static void kernel_map_name(const char *filename, char *out, size_t size)
-{
-	if (str_startswith(filename, "[kernel.kallsyms]") || filename[0] != '/') {
-		snprintf(out, size, "%s",
-			 filename[0] == '[' && !str_startswith(filename, "[kernel.kallsyms]")
-			     ? filename
-			     : "[kernel.kallsyms]");
-		return;
-	}
-	const char *base = strrchr(filename, '/') + 1;
-	size_t n = strcspn(base, ".");
-	if (n + 3 > size)
-		n = size - 3;
-	out[0] = '[';
-	for (size_t i = 0; i < n; i++)
-		out[1 + i] = base[i] == '-' ? '_' : base[i];
-	out[1 + n] = ']';
-	out[2 + n] = '\0';
-}
-
-/* ProcessMappingMetadata for an ELF file, once per build-id; its id, 0 for none. */
-static int mapping_metadata(struct nettrace_out *o, const struct map *map, uint64_t thread,
-			    uint32_t cpu, uint64_t t, uint64_t *id)
-{
-	struct map_elf elf;
-	*id = 0;
-	if (!symbolizer_map_elf(o->sym, map, &elf) || !elf.build_id_size)
-		return 0;
-	struct buildid_key key;
-	memset(&key, 0, sizeof(key));
-	memcpy(key.id, elf.build_id, elf.build_id_size);
-	key.size = elf.build_id_size;
-	key.vaddr = elf.p_vaddr;
-	key.offset = elf.p_offset;
-	uint64_t h = hash_bytes(&key, sizeof(key));
-	struct buildid *b = htab_find(&o->buildids, &key, h);
-	if (b) {
-		*id = b->id;
-		return 0;
-	}
-	b = xcalloc(1, sizeof(*b));
-	b->key = key;
-	b->id = o->next_metadata++;
-	htab_add(&o->buildids, b, h);
-	char hex[2 * sizeof(elf.build_id) + 1];
-	for (size_t i = 0; i < elf.build_id_size; i++)
-		snprintf(hex + 2 * i, 3, "%02x", elf.build_id[i]);
-	char json[256];
-	if (elf.has_exec_load)
-		snprintf(json, sizeof(json),
-			 "{\"type\":\"ELF\",\"build_id\":\"%s\",\"p_vaddr\":\"0x%llx\","
-			 "\"p_offset\":\"0x%llx\"}",
-			 hex, (unsigned long long)elf.p_vaddr, (unsigned long long)elf.p_offset);
-	else
-		snprintf(json, sizeof(json), "{\"type\":\"ELF\",\"build_id\":\"%s\"}", hex);
-	o->payload.len = 0;
-	nettrace_buf_varuint(&o->payload, b->id);
-	nettrace_buf_short_string(&o->payload, json);
-	nettrace_buf_short_string(&o->payload, "{}");
-	*id = b->id;
-	return put_event(o, o->system_md[PROCESS_MAPPING_METADATA], thread, cpu, 0, t);
-}
-
-/* The id of the mapping [start, end) of process pid named name, written when new. */
-static int mapping(struct nettrace_out *o, uint32_t pid, uint64_t start, uint64_t end,
-		   uint64_t pgoff, const char *name, const struct map *elf_map, uint64_t thread,
-		   uint32_t cpu, uint64_t t, uint64_t *id)
-{
-	struct mapping_key key = {
-	    .pid = pid, .start = start, .end = end, .pgoff = pgoff, .name_hash = hash_str(name)};
-	uint64_t h = hash_bytes(&key, sizeof(key));
-	struct mapping *m = htab_find(&o->mappings, &key, h);
-	if (m) {
-		*id = m->id;
-		return 0;
-	}
-	uint64_t md = 0;
-	if (elf_map && mapping_metadata(o, elf_map, thread, cpu, t, &md) < 0)
-		return -1;
-	m = xcalloc(1, sizeof(*m));
-	m->key = key;
-	m->id = o->next_mapping++;
-	htab_add(&o->mappings, m, h);
-	o->st.mappings++;
-	o->payload.len = 0;
-	nettrace_buf_varuint(&o->payload, m->id);
-	nettrace_buf_varuint(&o->payload, start);
-	nettrace_buf_varuint(&o->payload, end);
-	nettrace_buf_varuint(&o->payload, pgoff);
-	nettrace_buf_short_string(&o->payload, name);
-	nettrace_buf_varuint(&o->payload, md);
-	*id = m->id;
-	return put_event(o, o->system_md[PROCESS_MAPPING], thread, cpu, 0, t);
-}
-
-/* The mapping a frame's symbol belongs to (0: none), written when new. */
-static int frame_mapping(struct nettrace_out *o, uint32_t pid, const struct frame *f,
-			 uint64_t thread, uint32_t cpu, uint64_t t, uint64_t *id)
-{
-	bool named = f->kind != FRAME_UNKNOWN;
-	*id = 0;
-	if (f->kernel) {
-		char base[64] = "";
-		if (f->map)
-			kernel_map_name(f->map->filename, base, sizeof(base));
-		if (f->map && (!named || !strcmp(base, f->dso)))
-			return mapping(o, pid, f->map->start, f->map->end, 0, base, NULL, thread,
-				       cpu, t, id);
-		/* a kernel symbol outside the recorded kernel maps (BPF, init code) */
-		if (named)
-			return mapping(o, pid, f->sym_start, sym_end(f), 0, f->dso, NULL, thread,
-				       cpu, t, id);
-		return 0;
-	}
-	if (!f->map)
-		return 0;
-	/* JIT code in a double mapping keeps the mapping's name: TraceLog names such code's
-	 * module from the method's name (and perf names its frames by the perf map). */
-	const char *name = str_startswith(f->map->filename, "/memfd:") ? f->map->filename : f->dso;
-	return mapping(o, pid, f->map->start, f->map->end, f->map->pgoff, name, f->map, thread, cpu,
-		       t, id);
-}
-
-static int frame_symbol(struct nettrace_out *o, uint64_t mapping_id, const struct frame *f,
-			uint64_t thread, uint32_t cpu, uint64_t t)
-{
-	struct symbol_key key = {.mapping = mapping_id, .start = f->sym_start, .end = sym_end(f)};
-	uint64_t h = hash_bytes(&key, sizeof(key));
-	uint64_t name_hash = hash_str(f->sym);
-	struct symbol *s = htab_find(&o->symbols, &key, h);
-	if (s && s->name_hash == name_hash)
-		return 0;
-	if (!s) {
-		s = xcalloc(1, sizeof(*s));
-		s->key = key;
-		htab_add(&o->symbols, s, h);
-	}
-	s->name_hash = name_hash; /* re-JIT'd code at the same place: the new name */
-	o->st.symbols++;
-	o->payload.len = 0;
-	nettrace_buf_varuint(&o->payload, o->next_symbol++);
-	nettrace_buf_varuint(&o->payload, mapping_id);
-	nettrace_buf_varuint(&o->payload, f->sym_start);
-	nettrace_buf_varuint(&o->payload, key.end - 1); /* inclusive */
-	nettrace_buf_short_string(&o->payload, f->sym);
-	return put_event(o, o->system_md[PROCESS_SYMBOL], thread, cpu, 0, t);
-}
-
-/* Writes the mappings and symbols of frames not written yet, and the stack; its id. */
-static int stack(struct nettrace_out *o, uint32_t pid, const struct frame *frames, size_t n,
-		 uint64_t thread, uint32_t cpu, uint64_t t, uint32_t *id)
-{
-	if (n > MAX_FRAMES)
-		n = MAX_FRAMES;
-	for (size_t i = 0; i < n; i++) {
-		const struct frame *f = &frames[i];
-		uint64_t m;
-		if (frame_mapping(o, pid, f, thread, cpu, t, &m) < 0)
-			return -1;
-		if (m && f->kind != FRAME_UNKNOWN && frame_symbol(o, m, f, thread, cpu, t) < 0)
-			return -1;
-		o->ips[i] = f->addr;
-	}
-	*id = n ? nettrace_writer_stack(o->w, o->ips, n) : 0;
-	return 0;
+	return process_event(o, pid, p->created ? PROCESS_CREATE : EXISTING_PROCESS, th->index, cpu,
+			     t);
 }
 
 /* ---- context switches ---- */
@@ -659,7 +354,7 @@ static int thread_runs(struct nettrace_out *o, uint32_t pid, uint32_t tid, uint3
 	o->payload.len = 0;
 	nettrace_buf_varuint(&o->payload, value);
 	o->st.cswitches++;
-	return put_event(o, o->cswitch_md, row, cpu, stack_id, t);
+	return unified_put_event(o, o->cswitch_md, row, cpu, stack_id, t);
 }
 
 /* The sample's thread blocked here: keep its stack for the switch-in. */
@@ -718,7 +413,7 @@ int nettrace_out_sample(struct nettrace_out *o, const struct perf_sample *s,
 	if (thread_runs(o, s->pid, s->tid, cpu, t) < 0)
 		return fail(o);
 	if (thread_row(o, s->pid, s->tid, comm, cpu, t, &row) < 0 ||
-	    stack(o, s->pid, frames, nframes, row, cpu, t, &stack_id) < 0)
+	    unified_stack(o, s->pid, frames, nframes, row, cpu, t, &stack_id) < 0)
 		return fail(o);
 	bool tracepoint = s->evsel && s->evsel->attr.type == PERF_TYPE_TRACEPOINT;
 	uint32_t md = evsel_metadata(o, idx, s->evsel, tracepoint);
@@ -726,7 +421,7 @@ int nettrace_out_sample(struct nettrace_out *o, const struct perf_sample *s,
 	nettrace_buf_varuint(&o->payload, idx == o->cpu_evsel ? 1 : s->period);
 	if (tracepoint)
 		nettrace_buf_short_string(&o->payload, trace ? trace : "");
-	if (!md || put_event(o, md, row, cpu, stack_id, t) < 0)
+	if (!md || unified_put_event(o, md, row, cpu, stack_id, t) < 0)
 		return fail(o);
 	o->st.samples++;
 	if (o->cswitch && is_switch && sw.blocked && s->tid > 0 && s->tid != UINT32_MAX &&
@@ -744,17 +439,27 @@ int nettrace_out_record(struct nettrace_out *o, const struct perfdata_record *re
 	uint64_t t;
 	switch (h->type) {
 	case PERF_RECORD_FORK:
-		/* pid, ppid, tid, ptid: a new process when pid == tid */
-		if (h->size >= sizeof(*h) + 16 && body[0] == body[2])
-			process(o, body[0])->created = true;
+		/* pid, ppid, tid, ptid: a new process when pid == tid (maybe with a pid that
+		 * an earlier process had) */
+		if (h->size >= sizeof(*h) + 16 && body[0] == body[2]) {
+			struct process *p = unified_process(o, body[0]);
+			if (p->emitted || p->leader_exited)
+				p->gen++;
+			p->created = true;
+			p->emitted = p->leader_exited = false;
+		}
 		return 0;
 	case PERF_RECORD_EXIT: {
 		if (h->size < sizeof(*h) + 16 || !o->started)
 			return 0;
 		uint32_t pid = body[0], tid = body[2], cpu = rec->id.has_cpu ? rec->id.cpu : 0;
 		struct thread *th = thread(o, tid);
-		struct process *p = process(o, pid);
-		if (pid == tid && p->emitted) {
+		struct process *p = unified_process(o, pid);
+		if (pid == tid)
+			p->leader_exited = true;
+		bool own_row = th->index && th->pid == pid;
+		/* the process ends with the last of its threads that are in the file */
+		if (p->emitted && p->leader_exited && p->live_rows == (own_row ? 1u : 0u)) {
 			uint64_t row;
 			if (event_time(o, rec->id.has_time, rec->id.time, &t) < 0 ||
 			    thread_row(o, pid, tid,
@@ -762,15 +467,31 @@ int nettrace_out_record(struct nettrace_out *o, const struct perfdata_record *re
 				       &row) < 0)
 				return fail(o);
 			o->payload.len = 0;
-			if (put_event(o, o->system_md[PROCESS_EXIT], row, cpu, 0, t) < 0)
+			if (unified_put_event(o, o->system_md[PROCESS_EXIT], row, cpu, 0, t) < 0)
 				return fail(o);
-			p->emitted = false; /* a pid used again is a new process */
-			p->created = false;
+			p->emitted = false;
 		}
 		if (th->index && nettrace_writer_remove_thread(o->w, th->index) < 0)
 			return fail(o);
+		if (th->index)
+			unified_process(o, th->pid)->live_rows--;
 		th->index = 0;
 		th->blocked = false;
+		return 0;
+	}
+	case PERF_RECORD_COMM: {
+		/* pid, tid, comm: an exec gives the process its new name (TraceLog takes the
+		 * name of the latest ExistingProcess) */
+		uint32_t pid = body[0], cpu = rec->id.has_cpu ? rec->id.cpu : 0;
+		if (!(h->misc & PERF_RECORD_MISC_COMM_EXEC) || h->size < sizeof(*h) + 8 ||
+		    pid != body[1] || !o->started || !unified_process(o, pid)->emitted)
+			return 0;
+		uint64_t row;
+		if (event_time(o, rec->id.has_time, rec->id.time, &t) < 0 ||
+		    thread_row(o, pid, pid, machine_comm(symbolizer_machine(o->sym), pid, pid), cpu,
+			       t, &row) < 0 ||
+		    process_event(o, pid, EXISTING_PROCESS, row, cpu, t) < 0)
+			return fail(o);
 		return 0;
 	}
 	case PERF_RECORD_SWITCH:
@@ -846,6 +567,7 @@ void nettrace_out_free(struct nettrace_out *o)
 	htab_free(&o->buildids, NULL);
 	nettrace_buf_free(&o->payload);
 	free(o->evsel_md);
+	free(o->memo);
 	free(o->path);
 	free(o->tmp);
 	free(o);
