@@ -1,9 +1,10 @@
 # PerfView's Thread Time view of <name>.nettrace (TraceEvent's ThreadTimeStackComputer over
 # the TraceLog of the file, as PerfView builds it): tests/workloads/blocker sleeps a known
 # 3 x 200 ms in blocker_sleep() and waits 3 x 100 ms on a pipe in blocker_pipe_read(); the
-# view must show that blocked time (BLOCKED_TIME) at those stacks within 5%, from the
-# Universal.Events cswitch events, with -pid and system-wide.  Also: each cswitch's stack
-# is the stack where the thread blocked, and view of the zip counts the same waits.
+# view must show the sleep's blocked time (BLOCKED_TIME) at its stack within 5% (the pipe
+# wait, which adds the writer thread's wake-up to its own, within 10%, as view_offcpu.sh),
+# from the Universal.Events cswitch events, with -pid and system-wide; and view of the zip
+# must count the same waits (within 1% of PerfView's figure).
 source "$(dirname "$0")/lib.sh"
 source "$TEST_SRCDIR/traceevent/testlib.sh"
 need_root
@@ -13,8 +14,8 @@ SLEEP_MS=200 PIPE_MS=100 ROUNDS=3
 
 # The blocked ms TraceLog's thread time gives the stacks holding frame FN.
 tt_blocked() { awk -v fn="$2" '$1 == "tt_blocked" && $3 == fn { print $2 }' "$1"; }
-# Whether got (ms) is within 5% of want (ms).
-within5() { awk -v g="$1" -v w="$2" 'BEGIN { exit !(g != "" && g >= 0.95 * w && g <= 1.05 * w) }'; }
+# within PCT GOT WANT: whether got (ms) is within PCT% of want (ms).
+within() { awk -v p="$1" -v g="$2" -v w="$3" 'BEGIN { exit !(g != "" && w != "" && g >= (1 - p / 100) * w && g <= (1 + p / 100) * w) }'; }
 # The inclusive blocked ms of a function in view's off-CPU top-functions table.
 view_ms() { # REPORT FN
 	awk -v fn="$2" '/^# Top functions by inclusive blocked ms/ { on = 1; next }
@@ -23,7 +24,7 @@ view_ms() { # REPORT FN
 }
 
 check_blocked() { # LABEL NAME PID
-	local label=$1 name=$2 pid=$3 fn want got v
+	local label=$1 name=$2 pid=$3 fn want got v pct
 	traceevent tracelog "$name.nettrace" --threadtime >"$name.te" 2>"$name.te.err"
 	check "$label: TraceLog builds the Thread Time view ($(grep -m1 exception "$name.te"))" \
 		grep -q '^tt_state BLOCKED_TIME ' "$name.te"
@@ -31,12 +32,14 @@ check_blocked() { # LABEL NAME PID
 		awk '$1 == "event" && $2 == "Universal.Events/cswitch" && $4 > 0 { f = 1 } END { exit !f }' "$name.te"
 	"$PC" view "$name.trace.zip" -offcpu -pid "$pid" -top 100 >"$name.view"
 	for fn in blocker_sleep blocker_pipe_read; do
-		[ $fn = blocker_sleep ] && want=$((SLEEP_MS * ROUNDS)) || want=$((PIPE_MS * ROUNDS))
+		[ $fn = blocker_sleep ] && want=$((SLEEP_MS * ROUNDS)) pct=5 ||
+			want=$((PIPE_MS * ROUNDS)) pct=10
 		got=$(tt_blocked "$name.te" "blocker!$fn")
 		v=$(view_ms "$name.view" $fn)
 		echo "$label: $fn blocked ${got:-?} ms in PerfView's Thread Time (view: ${v:-?} ms, known: $want ms)"
-		check "$label: Thread Time shows $fn blocked ${want} ms +-5% (${got:-none})" within5 "$got" $want
-		check "$label: and view of the zip too (${v:-none})" within5 "$v" $want
+		check "$label: Thread Time shows $fn blocked ${want} ms +-$pct% (${got:-none})" \
+			within $pct "$got" $want
+		check "$label: view of the zip counts the same (${v:-none})" within 1 "$v" "$got"
 	done
 }
 
