@@ -12,10 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define KERNEL_START 0xffff800000000000ULL
-#define MAX_FRAMES   256
-#define MEMO_SIZE    8192 /* power of two */
-
 /* The providers' GUIDs as TraceEvent's parsers know them (Guid.ToByteArray() order). */
 static const uint8_t SYSTEM_GUID[16] = {0x6c, 0x7b, 0x10, 0x8c, 0xf8, 0x79, 0x31, 0x52,
 					0x4d, 0xe6, 0x2a, 0x0e, 0x20, 0xa3, 0xf5, 0x62};
