@@ -85,15 +85,7 @@ check "the log says the samples have no CPU" \
 
 # 2. System-wide, with node running JIT code whose map perf reads from /tmp.
 if command -v node >/dev/null; then
-	cat >spin.js <<-'EOF'
-	function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-	let s = 0;
-	for (;;) { s += fib(24); if (s < 0) break; }
-	EOF
-	node --perf-basic-prof spin.js &
-	node_pid=$!
-	cleanup_hooks+=("kill $node_pid 2>/dev/null; wait $node_pid 2>/dev/null; rm -f /tmp/perf-$node_pid.map")
-	wait_until 20 grep -qs 'fib' "/tmp/perf-$node_pid.map" || fail "node wrote no perf map"
+	start_node_spin
 else
 	echo "node is not installed: system-wide part runs without JIT code"
 	node_pid=
