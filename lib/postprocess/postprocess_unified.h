@@ -18,13 +18,12 @@
  *  - Universal.Events cswitch, when the recording has sched:sched_switch: a thread's
  *    switch-in after a blocked switch-out, Value = the blocked time in ticks, with the
  *    switch-out's stack, by the rules of report/offcpu.h (ended by the switch-in, or where
- *    the recording lacks it by the thread's next sample); PERF_RECORD_SWITCH switch-ins
- *    count too.  A thread's first switch-in with no switch-out before it gives a cswitch
- *    without a stack whose Value reaches back to the trace's start (PerfView counts every
- *    thread blocked until its first cswitch).
- * One thread row per (tid, comm): a thread that changes its name gets a new row.  Times are
- * the perf clock's nanoseconds (1 tick = 1 ns).  Memory grows with threads, processes,
- * mappings and symbols, never with samples.
+ *    the recording lacks it by the thread's next sample; a task perf names ":<tid>" starts
+ *    none); PERF_RECORD_SWITCH switch-ins count too.  A thread's first switch-in with no switch-out
+ * before it gives a cswitch without a stack whose Value reaches back to the trace's start (PerfView
+ * counts every thread blocked until its first cswitch). One thread row per (tid, comm): a thread
+ * that changes its name gets a new row.  Times are the perf clock's nanoseconds (1 tick = 1 ns).
+ * Memory grows with threads, processes, mappings and symbols, never with samples.
  *
  * The file is written to <path>.tmp.<pid> and renamed to path when finished.
  */
