@@ -446,7 +446,7 @@ int nettrace_out_record(struct nettrace_out *o, const struct perfdata_record *re
 			if (p->emitted || p->leader_exited)
 				p->gen++;
 			p->created = true;
-			p->emitted = p->leader_exited = false;
+			p->emitted = p->leader_exited = p->exit_written = false;
 		}
 		return 0;
 	case PERF_RECORD_EXIT: {
@@ -459,7 +459,11 @@ int nettrace_out_record(struct nettrace_out *o, const struct perfdata_record *re
 			p->leader_exited = true;
 		bool own_row = th->index && th->pid == pid;
 		/* the process ends with the last of its threads that are in the file */
-		if (p->emitted && p->leader_exited && p->live_rows == (own_row ? 1u : 0u)) {
+		/* Events of the process can still follow (its exit runs on after perf's EXIT
+		 * record): they stay with it (TraceLog finds a process by pid and start), so its
+		 * exit is written once and a new process begins only with a fork. */
+		if (p->emitted && !p->exit_written && p->leader_exited &&
+		    p->live_rows == (own_row ? 1u : 0u)) {
 			uint64_t row;
 			if (event_time(o, rec->id.has_time, rec->id.time, &t) < 0 ||
 			    thread_row(o, pid, tid,
@@ -469,7 +473,7 @@ int nettrace_out_record(struct nettrace_out *o, const struct perfdata_record *re
 			o->payload.len = 0;
 			if (unified_put_event(o, o->system_md[PROCESS_EXIT], row, cpu, 0, t) < 0)
 				return fail(o);
-			p->emitted = false;
+			p->exit_written = true;
 		}
 		if (th->index && nettrace_writer_remove_thread(o->w, th->index) < 0)
 			return fail(o);

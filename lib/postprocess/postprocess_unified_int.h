@@ -52,6 +52,7 @@ struct process {
 	bool created;	    /* the recording saw its fork */
 	bool emitted;	    /* ExistingProcess or ProcessCreate written */
 	bool leader_exited; /* its main thread exited: it ends with its last thread */
+	bool exit_written;  /* ProcessExit is in the file */
 };
 
 struct mapping_key {
