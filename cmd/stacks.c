@@ -1,8 +1,10 @@
 /* stacks: a hang snapshot of a live process, every thread's kernel and user stack,
- * grouped, with the owners of the mutexes threads wait for. */
+ * grouped, with the owners of the locks threads wait for; or, with -kernel, what the kernel
+ * is doing in every task on the machine. */
 #include "base/archive.h"
 #include "cli.h"
 #include "commands.h"
+#include "stacks/kstacks.h"
 #include "stacks/stacks.h"
 #include "stacks/stacks_report.h"
 
@@ -13,12 +15,17 @@
 static void usage(FILE *f, const struct cli_opt *opts)
 {
 	fprintf(f,
-		"usage: perfcollect-c stacks -pid N [-module NAME] [-o FILE] [-zip FILE.trace.zip]"
-		" [-nokernel]\n\n"
-		"Stops the process briefly, prints every thread's kernel and user stack, threads "
-		"with\nidentical stacks grouped (biggest group first), and which thread holds the "
-		"mutex\nthat others wait for.  The process runs on afterwards.  Needs root (or "
-		"CAP_SYS_PTRACE;\nkernel stacks need root).\n\noptions:\n");
+		"usage: perfcollect-c stacks -pid N [-module NAME] [-state S] [-o FILE]\n"
+		"                            [-zip FILE.trace.zip] [-nokernel] [-nodotnetipc]\n"
+		"       perfcollect-c stacks -kernel [-module NAME] [-state S] [-o FILE]\n\n"
+		"-pid: stops the process briefly, prints every thread's kernel and user stack, "
+		"threads\nwith the same functions grouped (biggest group first), and which thread "
+		"holds the\nmutex or .NET lock that others wait for.  The process runs on "
+		"afterwards.  A .NET\nprocess's managed frames are named from its perf map and "
+		"jitdump (asked of its runtime\nfor the moment when it writes none).  Needs root "
+		"(or CAP_SYS_PTRACE; kernel stacks need\nroot).\n"
+		"-kernel: every task on the machine, kernel threads included: state, wait channel "
+		"and\nkernel stack, grouped; nothing is stopped.\n\noptions:\n");
 	cli_print_options(f, opts);
 }
 
@@ -63,20 +70,58 @@ static int write_zip(const char *path, pid_t pid, const char *text, size_t len)
 	return r;
 }
 
+/* stacks -kernel: every task's kernel stack, to stdout or FILE. */
+static int kernel_stacks(const char *module, const char *state, const char *out)
+{
+	struct kernel_opts ko = {.states = state, .module = module};
+	struct kernel_snapshot *k = kernel_snapshot_take(&ko);
+	if (!k) {
+		fprintf(stderr, "perfcollect-c stacks: %s\n", pc_strerror());
+		return 1;
+	}
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	int r = m ? kernel_report_write(m, k, &ko) : pc_err_errno("open_memstream");
+	if (m)
+		fclose(m);
+	if (r == 0 && out)
+		r = write_file(out, text, len);
+	else if (r == 0 && fwrite(text, 1, len, stdout) != len)
+		r = pc_err_errno("writing to stdout");
+	if (r == 0 && out)
+		fprintf(stderr, "perfcollect-c stacks: %zu tasks written to %s\n", k->ntasks, out);
+	free(text);
+	kernel_snapshot_free(k);
+	if (r < 0) {
+		fprintf(stderr, "perfcollect-c stacks: %s\n", pc_strerror());
+		return 1;
+	}
+	return 0;
+}
+
 int cmd_stacks(int argc, char **argv)
 {
 	long pid = 0;
-	const char *module = NULL, *out = NULL, *zip = NULL;
-	bool nokernel = false;
+	const char *module = NULL, *out = NULL, *zip = NULL, *state = NULL;
+	bool nokernel = false, kernel = false, nodotnetipc = false;
 	const struct cli_opt opts[] = {
-	    {"pid", 'p', CLI_INT, &pid, "N", "the process to snapshot (required)"},
+	    {"pid", 'p', CLI_INT, &pid, "N", "the process to snapshot"},
+	    {"kernel", 0, CLI_FLAG, &kernel, NULL,
+	     "every task on the machine (kernel threads too) instead of one process"},
 	    {"module", 0, CLI_STR, &module, "NAME",
 	     "only threads with NAME on the stack: a path, a file name or its start up to a "
-	     "'.' (libc), 'kernel'"},
+	     "'.' (libc), a kernel module or function, 'kernel'"},
+	    {"state", 0, CLI_STR, &state, "S",
+	     "only threads in these states (letters of /proc stat: D = uninterruptible, the "
+	     "hung tasks; R, S, T, I ...)"},
 	    {"output", 'o', CLI_STR, &out, "FILE", "write the report to FILE instead of stdout"},
 	    {"zip", 0, CLI_STR, &zip, "FILE.trace.zip",
 	     "write the report as <name>.trace/stacks-<pid>.txt into a new zip"},
 	    {"nokernel", 0, CLI_FLAG, &nokernel, NULL, "leave out kernel stacks"},
+	    {"nodotnetipc", 0, CLI_FLAG, &nodotnetipc, NULL,
+	     "never ask a .NET runtime for perf maps (managed frames it has no map for stay "
+	     "unnamed)"},
 	    {NULL, 0, 0, NULL, NULL, NULL},
 	};
 	const char *pos[1];
@@ -88,14 +133,29 @@ int cmd_stacks(int argc, char **argv)
 		usage(stdout, opts);
 		return 0;
 	}
-	if (pid <= 0 || pid > INT32_MAX) {
+	if (kernel && (pid || nokernel || zip || nodotnetipc)) {
 		fprintf(stderr,
-			"perfcollect-c stacks: -pid N is required (see 'perfcollect-c stacks "
-			"--help')\n");
+			"perfcollect-c stacks: -kernel looks at every task; -pid, -nokernel, "
+			"-zip and -nodotnetipc go with -pid only\n");
 		return 2;
 	}
+	if (!kernel && (pid <= 0 || pid > INT32_MAX)) {
+		fprintf(stderr,
+			"perfcollect-c stacks: -pid N or -kernel is required (see 'perfcollect-c "
+			"stacks --help')\n");
+		return 2;
+	}
+	if (state && (!*state || strspn(state, "RSDTtZXIPWKwx") != strlen(state))) {
+		fprintf(stderr,
+			"perfcollect-c stacks: -state '%s': give state letters as /proc shows them "
+			"(D uninterruptible, R running, S sleeping, T stopped, I idle ...)\n",
+			state);
+		return 2;
+	}
+	if (kernel)
+		return kernel_stacks(module, state, out);
 
-	struct stacks_opts so = {.kernel = !nokernel};
+	struct stacks_opts so = {.kernel = !nokernel, .dotnet = !nodotnetipc};
 	struct stacks_snapshot *s = stacks_snapshot_take((pid_t)pid, &so);
 	if (!s) {
 		fprintf(stderr, "perfcollect-c stacks: %s\n", pc_strerror());
@@ -104,7 +164,7 @@ int cmd_stacks(int argc, char **argv)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);
-	struct stacks_report_opts ro = {.module = module};
+	struct stacks_report_opts ro = {.module = module, .states = state};
 	int r = m ? stacks_report_write(m, s, &ro) : pc_err_errno("open_memstream");
 	if (m)
 		fclose(m);

@@ -20,7 +20,7 @@ _perfcollect_c()
 	view) opts="-graphtype -processfilter -pid -tid -event -offcpu -flamegraph -folded -top -percent-limit -help" ;;
 	log) opts="-tail -help" ;;
 	ls | cat | install | livetrace) opts="-help" ;;
-	stacks) opts="-pid -module -o -output -zip -nokernel -help" ;;
+	stacks) opts="-pid -kernel -module -state -o -output -zip -nokernel -nodotnetipc -help" ;;
 	setenv) opts="-help --" ;;
 	esac
 	case $prev in

@@ -57,3 +57,6 @@ complete -c perfcollect-c -n "__fish_seen_subcommand_from stacks" -o o -r -d 'wr
 complete -c perfcollect-c -n "__fish_seen_subcommand_from stacks" -o output -r -d 'write the report to a file'
 complete -c perfcollect-c -n "__fish_seen_subcommand_from stacks" -o zip -r -d 'write the report into a new trace.zip'
 complete -c perfcollect-c -n "__fish_seen_subcommand_from stacks" -o nokernel -d 'skip kernel stacks'
+complete -c perfcollect-c -n "__fish_seen_subcommand_from stacks" -o kernel -d 'every task on the machine'
+complete -c perfcollect-c -n "__fish_seen_subcommand_from stacks" -o state -x -a 'D R S T I' -d 'only threads in these states'
+complete -c perfcollect-c -n "__fish_seen_subcommand_from stacks" -o nodotnetipc -d 'never ask a .NET runtime for perf maps'

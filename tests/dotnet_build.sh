@@ -5,14 +5,19 @@
 # build it once (a cold build takes 5-30 s; a cached one nothing).  Exit 77 with a reason
 # when there is no SDK.
 #
-#   dotnet_build.sh SRCDIR NAME DLL   -> /path/to/build/tests/NAME/<key>/DLL
+#   dotnet_build.sh SRCDIR NAME DLL [PROPERTY=VALUE...]  -> /path/to/build/tests/NAME/<key>/DLL
+# PROPERTY=VALUE: MSBuild properties for the build (e.g. PcTargetFramework=net8.0), part of
+# the key.
 set -eu
-[ $# = 3 ] || { echo "usage: dotnet_build.sh SRCDIR NAME DLL" >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: dotnet_build.sh SRCDIR NAME DLL [PROPERTY=VALUE...]" >&2; exit 2; }
 src=$(cd "$1" && pwd) name=$2 dllname=$3
+shift 3
+props=""
+for p in "$@"; do props="$props -p:$p"; done
 command -v dotnet >/dev/null 2>&1 || { echo "SKIP: the .NET SDK (dotnet) is not installed"; exit 77; }
 sdk=$(dotnet --version 2>/dev/null) || { echo "SKIP: 'dotnet --version' fails: no .NET SDK"; exit 77; }
 
-key=$(cd "$src" && cat $(ls *.csproj *.cs | sort) | { cat; echo "sdk $sdk"; } | sha256sum | cut -c1-16)
+key=$(cd "$src" && cat $(ls *.csproj *.cs | sort) | { cat; echo "sdk $sdk$props"; } | sha256sum | cut -c1-16)
 cache=${BUILD_DIR:-${TMPDIR:-/tmp}}/tests/$name
 out=$cache/$key
 dll=$out/$dllname
@@ -35,8 +40,9 @@ export DOTNET_CLI_HOME="$work/home"
 # NuGet writes its caches under $HOME; keep it out of a read-only or shared home.
 [ -w "${HOME:-/nonexistent}" ] || export HOME="$work/home"
 start=$(date +%s)
+# shellcheck disable=SC2086 # $props: one word per property
 if ! dotnet build "$work"/*.csproj -c Release -o "$work/out" -nodeReuse:false \
-	-p:UseSharedCompilation=false >"$work/build.log" 2>&1; then
+	-p:UseSharedCompilation=false $props >"$work/build.log" 2>&1; then
 	if grep -qE 'NU1101|NU1102|NU1301' "$work/build.log"; then
 		echo "SKIP: NuGet cannot restore $name's packages here:" \
 			"$(grep -oE 'NU1[0-9]+: [^[]*' "$work/build.log" | head -n 1)"

@@ -14,10 +14,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define IPC_MAGIC	"DOTNET_IPC_V1" /* 13 characters and a NUL: 14 bytes */
-#define IPC_MAGIC_LEN	14
-#define IPC_HEADER_LEN	20
-#define IPC_TIMEOUT_SEC 10 /* EnablePerfMap writes every existing method before it answers */
+#define IPC_MAGIC      "DOTNET_IPC_V1" /* 13 characters and a NUL: 14 bytes */
+#define IPC_MAGIC_LEN  14
+#define IPC_HEADER_LEN 20
+/* EnablePerfMap writes every existing method before it answers: 10 s unless a caller that
+ * must not wait (stacks) asks for less. */
+static int ipc_timeout_ms = 10000;
 
 enum { CMDSET_PROCESS = 0x04, CMDSET_SERVER = 0xFF };
 enum {
@@ -35,8 +37,7 @@ enum { SERVER_OK = 0x00, SERVER_ERROR = 0xFF };
 
 /* ---- what /proc says about the target ---------------------------------------------------- */
 
-/* NAME's value in pid's initial environment, malloc'd; NULL when unset or unreadable. */
-static char *target_getenv(pid_t pid, const char *name)
+char *dotnet_target_getenv(pid_t pid, const char *name)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
@@ -89,7 +90,7 @@ bool dotnet_perfmap_enabled_by_env(pid_t pid)
 {
 	static const char *const names[] = {"DOTNET_PerfMapEnabled", "COMPlus_PerfMapEnabled"};
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		char *v = target_getenv(pid, names[i]);
+		char *v = dotnet_target_getenv(pid, names[i]);
 		bool on = v && *v && strcmp(v, "0");
 		free(v);
 		if (on)
@@ -129,7 +130,7 @@ static bool diagnostics_disabled(pid_t pid)
 					    "DOTNET_EnableDiagnostics_IPC"};
 	bool off = false;
 	for (size_t i = 0; i < ARRAY_SIZE(names) && !off; i++) {
-		char *v = target_getenv(pid, names[i]);
+		char *v = dotnet_target_getenv(pid, names[i]);
 		off = v && !strcmp(v, "0");
 		free(v);
 	}
@@ -138,10 +139,7 @@ static bool diagnostics_disabled(pid_t pid)
 
 /* ---- finding the socket ------------------------------------------------------------------ */
 
-/* Opens directory dir (absolute, as the target sees it) below /proc/<pid>/root, one
- * component at a time and never through a symlink, so a planted link cannot lead out of
- * the target's root.  Returns an O_PATH fd. */
-static int open_target_dir(pid_t pid, const char *dir)
+int dotnet_open_target_dir(pid_t pid, const char *dir)
 {
 	char root[64];
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
@@ -208,13 +206,13 @@ static int find_socket(pid_t pid, struct target_socket *ts)
 		return -1;
 	pid_t nspid = ps.nspid; /* the runtime names its socket with its own pid */
 	ts->uid = ps.uid;
-	char *tmpdir = target_getenv(pid, "TMPDIR");
+	char *tmpdir = dotnet_target_getenv(pid, "TMPDIR");
 	if (!tmpdir || tmpdir[0] != '/') { /* the runtime falls back to /tmp too */
 		free(tmpdir);
 		tmpdir = xstrdup("/tmp");
 	}
 	ts->shown = NULL;
-	ts->dirfd = open_target_dir(pid, tmpdir);
+	ts->dirfd = dotnet_open_target_dir(pid, tmpdir);
 	if (ts->dirfd < 0)
 		goto fail;
 	int listfd = openat(ts->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -299,13 +297,19 @@ static int ipc_connect(pid_t pid)
 		pc_err_errno("socket");
 		goto out;
 	}
-	struct timeval tv = {.tv_sec = IPC_TIMEOUT_SEC};
+	/* connect() waits as long as a send may (a full backlog), reads as long as a receive */
+	struct timeval tv = {.tv_sec = ipc_timeout_ms / 1000,
+			     .tv_usec = (ipc_timeout_ms % 1000) * 1000};
 	setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "/proc/self/fd/%d", pathfd);
 	if (connect(sock, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-		pc_err_errno("cannot connect to %s", ts.shown);
+		if (errno == EAGAIN || errno == EINPROGRESS)
+			pc_err("cannot connect to %s: no room within %.1f s", ts.shown,
+			       ipc_timeout_ms / 1000.0);
+		else
+			pc_err_errno("cannot connect to %s", ts.shown);
 		close(sock);
 		sock = -1;
 	}
@@ -388,7 +392,8 @@ static int read_full(int fd, void *buf, size_t len, const char *what)
 			continue;
 		if (r < 0)
 			return errno == EAGAIN || errno == EWOULDBLOCK
-				   ? pc_err("%s: no answer within %d s", what, IPC_TIMEOUT_SEC)
+				   ? pc_err("%s: no answer within %.1f s", what,
+					    ipc_timeout_ms / 1000.0)
 				   : pc_err_errno("%s", what);
 		if (r == 0)
 			return pc_err(
@@ -433,7 +438,11 @@ static int ipc_call(pid_t pid, struct ipc_msg *m, const char *what, unsigned cha
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0) {
-			pc_err_errno("%s: cannot send to pid %d", what, (int)pid);
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				pc_err("%s: pid %d takes nothing within %.1f s", what, (int)pid,
+				       ipc_timeout_ms / 1000.0);
+			else
+				pc_err_errno("%s: cannot send to pid %d", what, (int)pid);
 			goto out;
 		}
 		sent += w;
@@ -520,13 +529,26 @@ int dotnet_disable_perfmap(pid_t pid)
 	return ipc_call_hresult(pid, &m, "DisablePerfMap");
 }
 
+void dotnet_ipc_set_timeout_ms(int ms)
+{
+	ipc_timeout_ms = ms > 0 ? ms : 10000;
+}
+
 int dotnet_set_env(pid_t pid, const char *name, const char *value)
 {
 	struct ipc_msg m;
 	msg_init(&m, CMDSET_PROCESS, PROCESS_SET_ENV);
-	if (msg_put_string(&m, name) < 0 || msg_put_string(&m, value) < 0)
+	if (msg_put_string(&m, name) < 0)
 		return -1;
-	return ipc_call_hresult(pid, &m, "SetEnvironmentVariable");
+	if (!value) /* an empty protocol string (no units at all) is a NULL value: unset */
+		msg_put_u32(&m, 0);
+	else if (msg_put_string(&m, value) < 0)
+		return -1;
+	int r = ipc_call_hresult(pid, &m, "SetEnvironmentVariable");
+	/* Unsetting a variable that is not set is what we wanted (ERROR_ENVVAR_NOT_FOUND). */
+	if (r < 0 && !value && strstr(pc_strerror(), "0x800700cb"))
+		r = 0;
+	return r;
 }
 
 /* ---- ProcessInfo2 -------------------------------------------------------------------------- */
@@ -628,7 +650,7 @@ int dotnet_open_map_file(pid_t pid, const char *name_fmt, char **shown)
 	*shown = NULL;
 	if (proc_status(pid, &ps) < 0)
 		return -1;
-	char *dir = target_getenv(pid, "DOTNET_PerfMapJitDumpPath");
+	char *dir = dotnet_target_getenv(pid, "DOTNET_PerfMapJitDumpPath");
 	if (!dir || dir[0] != '/') {
 		free(dir);
 		dir = xstrdup("/tmp");

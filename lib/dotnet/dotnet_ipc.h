@@ -46,8 +46,22 @@ int dotnet_process_info(pid_t pid, struct dotnet_process_info *info);
 void dotnet_process_info_free(struct dotnet_process_info *info);
 
 /* Sets an environment variable inside the runtime (SetEnvironmentVariable, .NET 6+); the
- * runtime reads some settings (e.g. DOTNET_PerfMapStubGranularity) only when it uses them. */
+ * runtime reads some settings (e.g. DOTNET_PerfMapStubGranularity) only when it uses them.
+ * value NULL removes the variable. */
 int dotnet_set_env(pid_t pid, const char *name, const char *value);
+
+/* How long each IPC step (connect, send, the answer) may take before the call gives up:
+ * 10 s unless set.  A runtime that never answers costs at most this per call. */
+void dotnet_ipc_set_timeout_ms(int ms);
+
+/* NAME's value in pid's initial environment (/proc/<pid>/environ), malloc'd; NULL when
+ * unset or unreadable.  Changes the process made since are not seen. */
+char *dotnet_target_getenv(pid_t pid, const char *name);
+
+/* Opens directory dir (absolute, as the target sees it) below /proc/<pid>/root, one
+ * component at a time and never through a symlink, so a planted link cannot lead out of
+ * the target's root.  Returns an O_PATH fd, or -1 with pc_err(). */
+int dotnet_open_target_dir(pid_t pid, const char *dir);
 
 /* EnablePerfMap: the runtime starts writing maps of the given type, including every method
  * it has already compiled or loaded.  DisablePerfMap stops it (the files stay). */

@@ -39,21 +39,26 @@ int thread_syscall_parse(const char *text, struct thread_syscall *out)
 	long nr = strtol(text, &end, 10);
 	if (end == text)
 		return pc_err("unexpected syscall line '%.40s'", text);
-	if (nr < 0) {
-		out->state = SYSCALL_NONE;
-		return 0;
-	}
 	const char *p = end;
-	for (int i = 0; i < 6; i++) {
+	/* "-1 sp pc" outside a syscall, "nr a0 .. a5 sp pc" in one */
+	uint64_t v[8];
+	int want = nr < 0 ? 2 : 8;
+	for (int i = 0; i < want; i++) {
 		while (*p == ' ')
 			p++;
 		errno = 0;
-		unsigned long long v = strtoull(p, &end, 16);
+		v[i] = strtoull(p, &end, 16);
 		if (end == p || errno)
 			return pc_err("unexpected syscall line '%.40s'", text);
-		out->args[i] = v;
 		p = end;
 	}
+	if (nr < 0) {
+		out->state = SYSCALL_NONE;
+		out->sp = v[0];
+		return 0;
+	}
+	memcpy(out->args, v, sizeof(out->args));
+	out->sp = v[6];
 	out->nr = nr;
 	out->state = SYSCALL_IN;
 	return 0;

@@ -24,6 +24,7 @@ struct thread_syscall {
 	enum syscall_state state;
 	long nr;	  /* valid when SYSCALL_IN */
 	uint64_t args[6]; /* valid when SYSCALL_IN */
+	uint64_t sp;	  /* user stack pointer (SYSCALL_IN, SYSCALL_NONE); 0 when unknown */
 };
 /* Parses the text of that file ("running", "-1 sp pc", or "nr a0 .. a5 sp pc"). */
 int thread_syscall_parse(const char *text, struct thread_syscall *out);
@@ -31,18 +32,22 @@ int thread_syscall_parse(const char *text, struct thread_syscall *out);
 int thread_syscall_read(pid_t pid, pid_t tid, struct thread_syscall *out);
 
 enum lock_wait_kind {
-	LOCK_WAIT_NONE,	 /* not in a futex wait */
-	LOCK_WAIT_FUTEX, /* a futex wait that is not (recognizably) a mutex */
-	LOCK_WAIT_MUTEX, /* a glibc pthread_mutex_t; owner known */
+	LOCK_WAIT_NONE,	   /* not in a futex wait */
+	LOCK_WAIT_FUTEX,   /* a futex wait that is not (recognizably) a mutex */
+	LOCK_WAIT_MUTEX,   /* a glibc pthread_mutex_t; owner known */
+	LOCK_WAIT_MONITOR, /* a .NET Monitor (clr_locks.h); owner known */
 };
 
 struct lock_wait {
 	enum lock_wait_kind kind;
-	uint64_t addr;	/* the futex word (== the mutex address for LOCK_WAIT_MUTEX) */
-	pid_t owner;	/* LOCK_WAIT_MUTEX: the TID holding the mutex, as we see it */
-	pid_t owner_ns; /* the same TID as the target's PID namespace sees it (in the mutex) */
-	bool pi;	/* priority-inheritance mutex (owner from the futex word) */
-	bool shared;	/* process-shared mutex: the owner may be in another process */
+	uint64_t addr;	   /* the futex word (== the mutex address for LOCK_WAIT_MUTEX); for
+			      LOCK_WAIT_MONITOR the runtime's lock (AwareLock) */
+	uint64_t object;   /* LOCK_WAIT_MONITOR: the object locked; 0 when not known */
+	bool managed_lock; /* LOCK_WAIT_MONITOR: a System.Threading.Lock, not a Monitor */
+	pid_t owner;	   /* LOCK_WAIT_MUTEX: the TID holding the mutex, as we see it */
+	pid_t owner_ns;	   /* the same TID as the target's PID namespace sees it (in the mutex) */
+	bool pi;	   /* priority-inheritance mutex (owner from the futex word) */
+	bool shared;	   /* process-shared mutex: the owner may be in another process */
 };
 
 /* The futex word a syscall waits on, if it is a futex wait; *pi says whether the op takes

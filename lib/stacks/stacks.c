@@ -5,7 +5,11 @@
 #include "stacks.h"
 
 #include "base/proc.h"
-#include "symbols/perfmap.h"
+#include "clr_locks.h"
+#include "clr_threads.h"
+#include "dotnet/dotnet_ipc.h"
+#include "dotnet/dotnet_borrow.h"
+#include "symbols/symbols_jit.h"
 
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -52,10 +56,11 @@ struct target {
 
 /* ---- /proc while the threads still sleep ---- */
 
-static void parse_kernel_stack(char *text, struct thread_stack *ts)
+size_t stacks_parse_kernel_stack(char *text, struct stack_frame **frames)
 {
-	size_t cap = 0;
-	for (char *line = strtok(text, "\n"); line && ts->nkframes < MAX_KERNEL_FRAMES;
+	size_t cap = 0, n = 0;
+	*frames = NULL;
+	for (char *line = strtok(text, "\n"); line && n < MAX_KERNEL_FRAMES;
 	     line = strtok(NULL, "\n")) {
 		/* "[<0>] anon_pipe_read+0x366/0x410" or "... func+0x1/0x2 [module]" */
 		char *p = line;
@@ -76,18 +81,17 @@ static void parse_kernel_stack(char *text, struct thread_stack *ts)
 			if (ml >= 2 && m[0] == '[' && m[ml - 1] == ']')
 				mod = xstrndup(m + 1, ml - 2);
 		}
-		grow_array((void **)&ts->kframes, &cap, ts->nkframes + 1, sizeof(*ts->kframes));
-		struct stack_frame *f = &ts->kframes[ts->nkframes++];
+		grow_array((void **)frames, &cap, n + 1, sizeof(**frames));
+		struct stack_frame *f = &(*frames)[n++];
 		memset(f, 0, sizeof(*f));
 		f->text = xstrdup(p);
 		f->module = mod;
 	}
+	return n;
 }
 
-static void read_small(pid_t pid, pid_t tid, const char *name, char *buf, size_t len)
+void stacks_read_line(const char *path, char *buf, size_t len)
 {
-	char path[96];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid, (int)tid, name);
 	buf[0] = 0;
 	char *s = read_file(path, NULL);
 	if (!s)
@@ -95,6 +99,13 @@ static void read_small(pid_t pid, pid_t tid, const char *name, char *buf, size_t
 	s[strcspn(s, "\n")] = 0;
 	snprintf(buf, len, "%s", s);
 	free(s);
+}
+
+static void read_small(pid_t pid, pid_t tid, const char *name, char *buf, size_t len)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid, (int)tid, name);
+	stacks_read_line(path, buf, len);
 }
 
 /* Everything /proc says about one thread; returns false when it is gone. */
@@ -127,7 +138,7 @@ static bool read_thread_proc(pid_t pid, struct thread_stack *ts, bool kernel, ch
 					       "(CONFIG_STACKTRACE)");
 		return true;
 	}
-	parse_kernel_stack(text, ts);
+	ts->nkframes = stacks_parse_kernel_stack(text, &ts->kframes);
 	free(text);
 	return true;
 }
@@ -398,8 +409,25 @@ static char *srcline_of(Dwfl_Module *mod, Dwarf_Addr addr)
 	return xasprintf("%s:%d", base ? base + 1 : file, lineno);
 }
 
-static void name_frame(Dwfl *dwfl, const struct perfmap *pm, const char *pm_name, uint64_t pc,
-		       bool activation, struct stack_frame *f)
+/* A .NET method as its runtime names it in maps, "void [pc-hang-app] Program::TakeAB()",
+ * becomes "Program.TakeAB()" in module "pc-hang-app", as C# developers write it (and as
+ * dotnet-stack shows it); anything else (stubs, other JITs) is kept as it is. */
+static void managed_name(const char *raw, char **text, char **module)
+{
+	const char *open = strstr(raw, " [");
+	const char *close = open ? strstr(open + 2, "] ") : NULL;
+	const char *colons = close ? strstr(close + 2, "::") : NULL;
+	if (!colons || memchr(open + 2, ' ', close - open - 2)) {
+		*text = xstrdup(raw);
+		return;
+	}
+	*module = xstrndup(open + 2, close - open - 2);
+	const char *name = close + 2;
+	*text = xasprintf("%.*s.%s", (int)(colons - name), name, colons + 2);
+}
+
+static void name_frame(Dwfl *dwfl, struct jit_proc *jp, const char *jit_dso, uint64_t now,
+		       uint64_t pc, bool activation, struct stack_frame *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->pc = pc;
@@ -417,14 +445,17 @@ static void name_frame(Dwfl *dwfl, const struct perfmap *pm, const char *pm_name
 		if (sym)
 			f->srcline = srcline_of(mod, at);
 	}
-	if (!sym && pm) {
-		const struct perfmap_entry *e = perfmap_lookup(pm, at);
-		if (e) {
-			sym = e->name;
-			off = at - e->start;
-			free(f->module);
-			f->module = xstrdup(pm_name);
-		}
+	uint64_t start;
+	const char *jit = !sym && jp ? jit_proc_lookup_start(jp, at, now, &start) : NULL;
+	if (jit) {
+		char *text = NULL, *module = NULL;
+		managed_name(jit, &text, &module);
+		free(f->module);
+		f->module = module ? module : xstrdup(jit_dso);
+		f->text = xasprintf("%s+0x%" PRIx64, text, pc - start);
+		f->jit = true;
+		free(text);
+		return;
 	}
 	if (!sym)
 		return;
@@ -438,48 +469,82 @@ static void name_frame(Dwfl *dwfl, const struct perfmap *pm, const char *pm_name
 	free(demangled);
 }
 
-static struct perfmap *load_perfmap(struct stacks_snapshot *s, uid_t uid)
+/* Code no ELF file names: anonymous executable memory, the runtime's double-mapped code
+ * (/memfd:doublemapper) and .NET images (ReadyToRun code in *.dll). */
+static bool jit_like(const struct stack_frame *f)
 {
-	char *name = xasprintf("/tmp/perf-%d.map", (int)s->nspid);
-	char probe[128];
-	snprintf(probe, sizeof(probe), "/proc/%d/root%s", (int)s->pid, name);
-	struct stat st;
-	struct perfmap *pm = NULL;
-	if (lstat(probe, &st) < 0) {
-		free(name);
-		return NULL;
-	}
-	int fd = safe_open_in_root(s->pid, name, uid);
-	if (fd < 0) {
-		s->perfmap_note = xasprintf("not using %s", pc_strerror());
-		free(name);
-		return NULL;
-	}
-	pm = perfmap_load_fd(fd);
-	close(fd);
-	if (!pm) {
-		s->perfmap_note = xasprintf("%s: %s", name, pc_strerror());
-		free(name);
-		return NULL;
-	}
-	s->perfmap_path = name;
-	return pm;
+	return !f->text &&
+	       (!f->module || str_startswith(f->module, "/memfd:") ||
+		str_endswith(f->module, ".dll") || str_endswith(f->module, ".dll (deleted)"));
 }
 
-static void name_all(Dwfl *dwfl, struct stacks_snapshot *s, struct traced *tr, uid_t uid)
+/* The jitdump a process writes is mmapped by it (perf's marker): its path as it sees it. */
+static char *mapped_jitdump(pid_t pid, pid_t nspid)
 {
-	struct perfmap *pm = load_perfmap(s, uid);
+	char path[64], want[48];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	snprintf(want, sizeof(want), "/jit-%d.dump", (int)nspid);
+	char *maps = read_file(path, NULL), *found = NULL;
+	for (char *line = maps ? strtok(maps, "\n") : NULL; line && !found;
+	     line = strtok(NULL, "\n")) {
+		char *slash = strchr(line, '/');
+		if (slash && str_endswith(slash, want))
+			found = xstrdup(slash);
+	}
+	free(maps);
+	return found;
+}
+
+static void name_all(Dwfl *dwfl, struct stacks_snapshot *s, struct traced *tr,
+		     const struct dotnet_borrowed *dm)
+{
+	struct jit_procs *jit = jit_procs_new(NULL, true);
+	struct jit_proc *jp = jit_procs_get(jit, (uint32_t)s->pid);
+	if (dm->dir)
+		jp->map_dir = xstrdup(dm->dir);
+	jp->jitdump_hint = mapped_jitdump(s->pid, s->nspid);
+	jit_proc_load(jit, jp);
+	/* JIT code that is not .NET's is in the map "(/tmp/perf-<nspid>.map)", as perf says */
+	enum jit_file_kind named_by = jp->found[JIT_PERF_MAP] ? JIT_PERF_MAP : JIT_DUMP;
+	const char *jit_dso = jp->found[named_by] && jp->src[named_by].root_pid
+				  ? jp->src[named_by].path
+				  : jp->dso_name;
+	uint64_t now = monotonic_ns();
+	size_t jit_frames = 0;
 	for (size_t i = 0; i < s->nthreads; i++) {
 		struct thread_stack *ts = &s->threads[i];
 		if (!tr[i].npcs)
 			continue;
 		ts->uframes = xcalloc(tr[i].npcs, sizeof(*ts->uframes));
-		for (size_t j = 0; j < tr[i].npcs; j++)
-			name_frame(dwfl, pm, s->perfmap_path, tr[i].pcs[j], tr[i].activation[j],
-				   &ts->uframes[j]);
+		for (size_t j = 0; j < tr[i].npcs; j++) {
+			struct stack_frame *f = &ts->uframes[j];
+			name_frame(dwfl, jp, jit_dso, now, tr[i].pcs[j], tr[i].activation[j], f);
+			jit_frames += f->jit;
+			s->unnamed_jit += jit_like(f);
+		}
 		ts->nuframes = tr[i].npcs;
 	}
-	perfmap_free(pm);
+	/* Which files named them, and why others stayed unnamed. */
+	char *used = NULL;
+	for (int k = 0; k < 3; k++) {
+		if (!jp->found[k] || k == JIT_PERFINFO_MAP)
+			continue;
+		/* named as the target sees it: /tmp/perf-1.map in a container is its own */
+		char *more = xasprintf("%s%s%s", used ? used : "", used ? " and " : "",
+				       jp->src[k].root_pid ? jp->src[k].path : jp->found[k]);
+		free(used);
+		used = more;
+	}
+	if (used && jit_frames)
+		s->jit_files = used;
+	else
+		free(used);
+	for (int k = 0; k < 3 && !s->jit_note; k++)
+		if (jp->why[k] && str_startswith(jp->why[k], "refused: "))
+			s->jit_note =
+			    xasprintf("%s: not using %s", k == JIT_DUMP ? "Jitdump" : "Perf map",
+				      jp->why[k] + strlen("refused: "));
+	jit_procs_free(jit);
 }
 
 /* ---- the snapshot ---- */
@@ -490,7 +555,40 @@ static int cmp_thread(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-static void find_lock_waits(struct stacks_snapshot *s)
+/* Threads in a futex wait that is no pthread mutex: a .NET Monitor, or Lock? */
+static void find_monitor_waits(struct stacks_snapshot *s, const pid_t *nstids)
+{
+	struct clr_thread_id *ids;
+	char *why;
+	size_t nids = clr_threads_read(s->pid, &ids, &why);
+	s->managed_ids_note = why;
+	struct clr_scan *c = clr_scan_new(s->pid, nstids, s->nthreads, ids, nids);
+	free(ids);
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct thread_stack *ts = &s->threads[i];
+		if (ts->wait.kind != LOCK_WAIT_FUTEX)
+			continue;
+		struct clr_monitor_wait w;
+		clr_scan_thread(c, ts->nstid, ts->syscall.sp, &w);
+		if (!w.found)
+			continue;
+		pid_t owner = 0;
+		for (size_t j = 0; j < s->nthreads && !owner; j++)
+			if (nstids[j] == w.owner_ns)
+				owner = s->threads[j].tid;
+		ts->wait = (struct lock_wait){
+		    .kind = LOCK_WAIT_MONITOR,
+		    .managed_lock = w.managed_lock,
+		    .addr = w.lock,
+		    .object = w.object,
+		    .owner = owner,
+		    .owner_ns = w.owner_ns,
+		};
+	}
+	clr_scan_free(c);
+}
+
+static void find_lock_waits(struct stacks_snapshot *s, bool dotnet)
 {
 	pid_t *tids = xcalloc(s->nthreads, sizeof(*tids));
 	pid_t *nstids = xcalloc(s->nthreads, sizeof(*nstids));
@@ -501,8 +599,30 @@ static void find_lock_waits(struct stacks_snapshot *s)
 	for (size_t i = 0; i < s->nthreads; i++)
 		futex_lock_wait(s->pid, &s->threads[i].syscall, tids, nstids, s->nthreads,
 				&s->threads[i].wait);
+	if (dotnet)
+		find_monitor_waits(s, nstids);
 	free(tids);
 	free(nstids);
+}
+
+/* A System.Threading.Lock found on a stack counts only where the thread is in Lock's code
+ * (when frames are named at all): a managed object that merely looks like one does not. */
+static void confirm_managed_locks(struct stacks_snapshot *s)
+{
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct thread_stack *ts = &s->threads[i];
+		if (ts->wait.kind != LOCK_WAIT_MONITOR || !ts->wait.managed_lock)
+			continue;
+		bool named = false, in_lock = false;
+		for (size_t j = 0; j < ts->nuframes; j++) {
+			named |= ts->uframes[j].jit;
+			in_lock |= ts->uframes[j].jit && ts->uframes[j].text &&
+				   str_startswith(ts->uframes[j].text, "System.Threading.Lock.");
+		}
+		if (named && !in_lock)
+			ts->wait = (struct lock_wait){.kind = LOCK_WAIT_FUTEX,
+						      .addr = ts->syscall.args[0]};
+	}
 }
 
 static Dwfl *open_dwfl(struct stacks_snapshot *s, struct target *t, char **why)
@@ -548,6 +668,7 @@ static void free_traced(struct traced *tr, size_t n)
 
 struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts *o)
 {
+	uint64_t t0 = monotonic_ns();
 	struct proc_status st;
 	if (pid <= 0 || !proc_exists(pid) || proc_status(pid, &st) < 0) {
 		pc_err("no process with PID %d", (int)pid);
@@ -569,6 +690,15 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 	struct target t = {.pid = pid, .uid = st.uid};
 	read_vmas(&t);
 
+	/* Managed frames are named from the runtime's maps: they must be written before the
+	 * threads stop (the runtime answers from them). */
+	struct dotnet_borrowed dm;
+	memset(&dm, 0, sizeof(dm));
+	if (o->dotnet)
+		dotnet_borrow_maps(pid, o->ipc_timeout_ms ? o->ipc_timeout_ms : 2000, &dm);
+	else
+		dm.runtime = dotnet_runtime_present(pid);
+
 	/* Ctrl+C while the target is stopped would leave it missing any signal we hold. */
 	sigset_t block, old;
 	sigemptyset(&block);
@@ -583,7 +713,7 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 	s->have_kernel = o->kernel && !s->kernel_note;
 	Dwfl *dwfl = NULL;
 	if (r == 0) {
-		find_lock_waits(s);
+		find_lock_waits(s, dm.runtime);
 		char *why = NULL;
 		dwfl = open_dwfl(s, &t, &why);
 		if (dwfl)
@@ -597,8 +727,20 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 	s->stopped_ns = stop_start ? monotonic_ns() - stop_start : 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
-	if (r == 0 && dwfl)
-		name_all(dwfl, s, tr, st.uid);
+	if (r == 0 && dwfl) {
+		name_all(dwfl, s, tr, &dm);
+		confirm_managed_locks(s);
+	}
+	dotnet_return_maps(pid, &dm);
+	s->dotnet = dm.runtime;
+	if (dm.why)
+		s->dotnet_note = xstrdup(dm.why);
+	else if (dm.runtime && !o->dotnet && !dm.dir)
+		s->dotnet_note =
+		    xstrdup("asking its runtime for perf maps was turned off (-nodotnetipc)");
+	if (dm.done)
+		s->dotnet_done = xstrdup(dm.done);
+	dotnet_borrowed_free(&dm);
 	if (dwfl)
 		dwfl_end(dwfl);
 	free_traced(tr, s->nthreads);
@@ -608,10 +750,11 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 		return NULL;
 	}
 	qsort(s->threads, s->nthreads, sizeof(*s->threads), cmp_thread);
+	s->total_ns = monotonic_ns() - t0;
 	return s;
 }
 
-static void free_frames(struct stack_frame *f, size_t n)
+void stacks_free_frames(struct stack_frame *f, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(f[i].text);
@@ -626,14 +769,17 @@ void stacks_snapshot_free(struct stacks_snapshot *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->nthreads; i++) {
-		free_frames(s->threads[i].kframes, s->threads[i].nkframes);
-		free_frames(s->threads[i].uframes, s->threads[i].nuframes);
+		stacks_free_frames(s->threads[i].kframes, s->threads[i].nkframes);
+		stacks_free_frames(s->threads[i].uframes, s->threads[i].nuframes);
 		free(s->threads[i].user_error);
 	}
 	free(s->threads);
 	free(s->kernel_note);
-	free(s->perfmap_path);
-	free(s->perfmap_note);
+	free(s->jit_files);
+	free(s->jit_note);
+	free(s->dotnet_note);
+	free(s->dotnet_done);
+	free(s->managed_ids_note);
 	free(s);
 }
 

@@ -29,12 +29,23 @@
 
 struct stacks_report_opts {
 	const char *module; /* NULL: all threads */
+	const char *states; /* keep threads whose state letter is in it; NULL: all */
 };
 
 /* true if any frame of the thread is in module `name`: its path, its file name, or its file
  * name cut before a '.' ("libc" and "libc.so" match libc.so.6, "lib" does not); "kernel"
- * matches frames in the kernel proper, a kernel module's name its frames. */
+ * matches frames in the kernel proper, a kernel module's name its frames, a kernel function's
+ * name the frames in it. */
 bool stacks_thread_has_module(const struct thread_stack *t, const char *name);
+
+/* Items (threads, tasks) with equal keys, by index. */
+struct stack_group {
+	size_t *members; /* ascending */
+	size_t n;
+};
+/* Sorts idx (indices of n items) by keys[idx[i]] and cuts it into groups of equal keys,
+ * biggest first (then by first member); *groups is malloc'd, its members point into idx. */
+size_t stacks_group(char **keys, size_t *idx, size_t n, struct stack_group **groups);
 
 int stacks_report_write(FILE *f, const struct stacks_snapshot *s,
 			const struct stacks_report_opts *o);

@@ -43,6 +43,7 @@ void jit_procs_free(struct jit_procs *j)
 		}
 		free(p->dso_name);
 		free(p->jitdump_hint);
+		free(p->map_dir);
 		free(p);
 	}
 	free(j->v);
@@ -95,9 +96,9 @@ static const char *const side_fmt[3] = {
     [JIT_DUMP] = "%s/jit-%u.dump",
 };
 static const char *const target_fmt[3] = {
-    [JIT_PERF_MAP] = "/tmp/perf-%u.map",
-    [JIT_PERFINFO_MAP] = "/tmp/perfinfo-%u.map",
-    [JIT_DUMP] = "/tmp/jit-%u.dump",
+    [JIT_PERF_MAP] = "%s/perf-%u.map",
+    [JIT_PERFINFO_MAP] = "%s/perfinfo-%u.map",
+    [JIT_DUMP] = "%s/jit-%u.dump",
 };
 
 /* A file inside a target's root, after safe_open_in_root() vouched for it: it must also
@@ -153,7 +154,8 @@ static int find_kind(struct jit_procs *j, struct jit_proc *p, enum jit_file_kind
 	}
 	src->path = kind == JIT_DUMP && hint_usable(p, alive)
 			? xstrdup(p->jitdump_hint)
-			: xasprintf(target_fmt[kind], alive ? (unsigned)st->nspid : p->pid);
+			: xasprintf(target_fmt[kind], p->map_dir ? p->map_dir : "/tmp",
+				    alive ? (unsigned)st->nspid : p->pid);
 	if (j->live && alive) {
 		src->root_pid = p->pid;
 		src->uid = st->uid;
@@ -305,25 +307,44 @@ int jit_procs_copy(struct jit_procs *j, uint32_t pid, enum jit_file_kind kind, c
 	return ret;
 }
 
-const char *jit_proc_lookup(struct jit_proc *p, uint64_t addr, uint64_t time, uint64_t range[2])
+/* The code at addr at time: its name, the addresses [range) it spans (a perf map entry's
+ * part where it is the answer) and where it starts (the entry's own start). */
+static const char *lookup(struct jit_proc *p, uint64_t addr, uint64_t time, uint64_t range[2],
+			  uint64_t *start)
 {
-	uint64_t r[2];
-	if (!range)
-		range = r;
 	if (p->jitdump) {
 		const struct jitdump_load *l = jitdump_lookup(p->jitdump, addr, time);
 		if (l) {
-			range[0] = l->addr;
+			range[0] = *start = l->addr;
 			range[1] = l->addr + l->size;
 			return l->name;
 		}
 	}
 	if (p->perfmap) {
 		const struct perfmap_entry *e = perfmap_lookup_range(p->perfmap, addr, range);
-		if (e)
+		if (e) {
+			*start = e->start;
 			return e->name;
+		}
 	}
 	return NULL;
+}
+
+const char *jit_proc_lookup(struct jit_proc *p, uint64_t addr, uint64_t time, uint64_t range[2])
+{
+	uint64_t r[2], start;
+	return lookup(p, addr, time, range ? range : r, &start);
+}
+
+const char *jit_proc_lookup_start(struct jit_proc *p, uint64_t addr, uint64_t time, uint64_t *start)
+{
+	uint64_t r[2], s;
+	return lookup(p, addr, time, r, start ? start : &s);
+}
+
+const char *jit_proc_lookup(struct jit_proc *p, uint64_t addr, uint64_t time)
+{
+	return jit_proc_lookup_start(p, addr, time, NULL);
 }
 
 void jit_procs_foreach(struct jit_procs *j,

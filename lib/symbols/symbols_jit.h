@@ -1,9 +1,10 @@
 /* symbols_jit: the JIT side files of one process (perf-<pid>.map, jit-<pid>.dump,
- * perfinfo-<pid>.map), found once per process and kept for lookups.  Internal to the
- * symbols module (symbols.c is its only user).
+ * perfinfo-<pid>.map), found once per process and kept for lookups.  symbols.c uses it
+ * for traces; stacks for the live processes it snapshots.
  *
  * Where they are looked for: the side directory first (<side_dir>/perf-<pid>.map ...);
- * then, for a live process, inside its root: /tmp/perf-<nspid>.map and the jitdump path
+ * then, for a live process, inside its root: /tmp/perf-<nspid>.map (or map_dir, where the
+ * caller knows the runtime writes its maps elsewhere) and the jitdump path
  * the process mmapped (perf's jitdump marker) or /tmp/jit-<nspid>.dump, opened with
  * safe_open_in_root() and refused when they have a second hard link; otherwise the same
  * paths on the host (a dead process's jitdump only when its name carries the pid), never
@@ -33,6 +34,7 @@ struct jit_proc {
 	bool loaded;
 	char *dso_name;	    /* "/tmp/perf-<pid>.map", as perf names JIT code */
 	char *jitdump_hint; /* jit-*.dump path the process mmapped, as it sees it */
+	char *map_dir;	    /* where a live process writes its maps, as it sees it; NULL: /tmp */
 	struct perfmap *perfmap;
 	struct jitdump *jitdump;
 	struct perfinfo *perfinfo;
@@ -54,6 +56,9 @@ void jit_proc_load(struct jit_procs *j, struct jit_proc *p);
 /* Name of the JIT code at addr at time, or NULL; range (may be NULL) gets the addresses
  * [start, end) that code spans. */
 const char *jit_proc_lookup(struct jit_proc *p, uint64_t addr, uint64_t time, uint64_t range[2]);
+/* The same, with where that code starts (*start may be NULL). */
+const char *jit_proc_lookup_start(struct jit_proc *p, uint64_t addr, uint64_t time,
+				  uint64_t *start);
 /* Copies a file that was read to dest, reopened the same safe way and only when it is
  * still the same file (device and inode). */
 int jit_procs_copy(struct jit_procs *j, uint32_t pid, enum jit_file_kind kind, const char *dest,

@@ -27,7 +27,8 @@ compare() {
 		s = line; sub(/^\t */, "", s)
 		P["ip"] = s; sub(/ .*/, "", P["ip"])
 		P["rest"] = substr(s, length(P["ip"]) + 2)
-		P["sym"] = P["rest"]; sub(/ \([^(]*\)$/, "", P["sym"])
+		# the dso may hold parentheses of its own: "(/memfd:doublemapper (deleted))"
+		P["sym"] = P["rest"]; sub(/ \(([^()]|\([^()]*\))*\)$/, "", P["sym"])
 	}
 	function report(what, i, a, b) {
 		if (shown++ < 8) printf "  %s in sample %d:\n    perf: %s\n    ours: %s\n", what, i, a, b

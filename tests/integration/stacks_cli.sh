@@ -16,7 +16,7 @@ one_line_error() { # one_line_error WANT_RC GREP_PATTERN args...
 
 check "-pid 999999: one line naming the missing process, exit 1" \
 	one_line_error 1 "no process with PID 999999" -pid 999999
-check "no -pid: one line, exit 2" one_line_error 2 "-pid N is required"
+check "no -pid: one line, exit 2" one_line_error 2 "-pid N or -kernel is required"
 check "-pid abc: one line, exit 2" one_line_error 2 "pid" -pid abc
 check "unknown option: one line with a hint, exit 2" one_line_error 2 "did you mean '-module'" \
 	-pid 1 -modul x

@@ -19,6 +19,7 @@ static void test_parse(void)
 	CHECK(thread_syscall_parse("running\n", &sc) == 0 && sc.state == SYSCALL_RUNNING);
 	CHECK(thread_syscall_parse("-1 0x7ffe434cff90 0x7f08ed4b2aec\n", &sc) == 0 &&
 	      sc.state == SYSCALL_NONE);
+	CHECK_EQ_U64(sc.sp, 0x7ffe434cff90ull);
 	CHECK(thread_syscall_parse("202 0x5589bfa5c5c0 0x80 0x2 0x0 0x0 0x0 0x7f5643c44e78 "
 				   "0x7f56444d012b\n",
 				   &sc) == 0);
@@ -26,6 +27,7 @@ static void test_parse(void)
 	CHECK_EQ_U64(sc.args[0], 0x5589bfa5c5c0ull);
 	CHECK_EQ_U64(sc.args[1], 0x80);
 	CHECK_EQ_U64(sc.args[2], 2);
+	CHECK_EQ_U64(sc.sp, 0x7f5643c44e78ull);
 	/* cut short, or not a syscall line at all */
 	CHECK(thread_syscall_parse("202 0x5589bfa5c5c0 0x80", &sc) < 0);
 	CHECK(thread_syscall_parse("", &sc) < 0);

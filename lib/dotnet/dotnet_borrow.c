@@ -1,0 +1,188 @@
+/* dotnet_borrow: see dotnet_borrow.h. */
+#include "dotnet_borrow.h"
+#include "base/proc.h"
+#include "dotnet_ipc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PATH_VAR "DOTNET_PerfMapJitDumpPath"
+
+/* Which map files the runtime holds open, i.e. writes now; *dir gets the directory of the
+ * first one found (a path as the target sees it). */
+static void open_maps(pid_t pid, pid_t nspid, bool *perfmap, bool *jitdump, char **dir)
+{
+	char fddir[64], want_map[48], want_dump[48];
+	snprintf(fddir, sizeof(fddir), "/proc/%d/fd", (int)pid);
+	snprintf(want_map, sizeof(want_map), "/perf-%d.map", (int)nspid);
+	snprintf(want_dump, sizeof(want_dump), "/jit-%d.dump", (int)nspid);
+	DIR *d = opendir(fddir);
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));) {
+		char link[340], target[4096];
+		snprintf(link, sizeof(link), "%s/%s", fddir, e->d_name);
+		ssize_t n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0 || target[0] != '/')
+			continue;
+		target[n] = 0;
+		bool map = str_endswith(target, want_map), dump = str_endswith(target, want_dump);
+		if (!map && !dump)
+			continue;
+		*perfmap |= map;
+		*jitdump |= dump;
+		if (!*dir) {
+			*strrchr(target, '/') = 0;
+			*dir = xstrdup(target[0] ? target : "/");
+		}
+	}
+	closedir(d);
+}
+
+/* Removes what the runtime wrote into our directory, then the directory. */
+static int remove_private_dir(pid_t pid, const char *dir)
+{
+	const char *slash = strrchr(dir, '/');
+	char *parent = xstrndup(dir, slash - dir);
+	int pfd = dotnet_open_target_dir(pid, parent[0] ? parent : "/");
+	free(parent);
+	if (pfd < 0)
+		return -1;
+	int r = 0;
+	int fd = openat(pfd, slash + 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	if (d) {
+		for (struct dirent *e; (e = readdir(d));)
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				unlinkat(dirfd(d), e->d_name, 0);
+		closedir(d);
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	if (unlinkat(pfd, slash + 1, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		r = pc_err_errno("cannot remove /proc/%d/root%s", (int)pid, dir);
+	close(pfd);
+	return r;
+}
+
+/* A fresh directory in the target's /tmp, owned by the target's user (the runtime writes
+ * there as that user); its path as the target sees it, or NULL with pc_err(). */
+static char *make_private_dir(pid_t pid, uid_t uid)
+{
+	int tmp = dotnet_open_target_dir(pid, "/tmp");
+	if (tmp < 0)
+		return NULL;
+	for (int attempt = 0; attempt < 16; attempt++) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		char name[80];
+		snprintf(name, sizeof(name), ".perfcollect-c-stacks-%d-%lx", (int)getpid(),
+			 (unsigned long)(ts.tv_nsec ^ ((unsigned long)attempt << 20)));
+		if (mkdirat(tmp, name, 0700) < 0) {
+			if (errno == EEXIST)
+				continue;
+			pc_err_errno("cannot make a directory in /proc/%d/root/tmp", (int)pid);
+			break;
+		}
+		char *dir = xasprintf("/tmp/%s", name);
+		if (fchownat(tmp, name, uid, (gid_t)-1, AT_SYMLINK_NOFOLLOW) < 0) {
+			pc_err_errno("cannot give /proc/%d/root%s to uid %u", (int)pid, dir,
+				     (unsigned)uid);
+			unlinkat(tmp, name, AT_REMOVEDIR);
+			free(dir);
+			break;
+		}
+		close(tmp);
+		return dir;
+	}
+	close(tmp);
+	return NULL;
+}
+
+void dotnet_borrow_maps(pid_t pid, int timeout_ms, struct dotnet_borrowed *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->timeout_ms = timeout_ms;
+	struct proc_status st;
+	if (proc_status(pid, &st) < 0 || !dotnet_runtime_present(pid))
+		return;
+	m->runtime = true;
+	open_maps(pid, st.nspid, &m->writes_perfmap, &m->writes_jitdump, &m->dir);
+	if (m->writes_perfmap || m->writes_jitdump) {
+		if (!m->writes_jitdump)
+			m->why = xstrdup("its runtime writes a perf map but no jitdump, where "
+					 "ReadyToRun code is named (DOTNET_PerfMapEnabled=3, or a "
+					 "jitdump it stopped writing)");
+		return;
+	}
+	dotnet_ipc_set_timeout_ms(timeout_ms);
+	char *dir = make_private_dir(pid, st.uid);
+	if (!dir) {
+		m->why = xasprintf("no directory for its maps: %s", pc_strerror());
+		goto out;
+	}
+	m->old_path = dotnet_target_getenv(pid, PATH_VAR);
+	if (dotnet_set_env(pid, PATH_VAR, dir) < 0) {
+		m->why = xasprintf("its runtime cannot be asked for perf maps: %s", pc_strerror());
+		/* sent but unanswered: it may still be carried out, so undo it the same way */
+		if (strstr(pc_strerror(), "within"))
+			dotnet_set_env(pid, PATH_VAR, m->old_path);
+		remove_private_dir(pid, dir);
+		free(dir);
+		goto out;
+	}
+	m->borrowed = true;
+	m->private_dir = dir;
+	if (dotnet_enable_perfmap(pid, DOTNET_PERFMAP_ALL) < 0) {
+		m->why = xasprintf("its runtime did not write perf maps: %s", pc_strerror());
+		goto out;
+	}
+	m->dir = xstrdup(dir);
+	m->done = xasprintf("asked its runtime over the diagnostics IPC to write its perf map and "
+			    "jitdump into %s for this snapshot; turned off and removed again",
+			    dir);
+out:
+	dotnet_ipc_set_timeout_ms(0);
+}
+
+void dotnet_return_maps(pid_t pid, struct dotnet_borrowed *m)
+{
+	if (!m->borrowed)
+		return;
+	m->borrowed = false;
+	dotnet_ipc_set_timeout_ms(m->timeout_ms);
+	const char *dir = m->private_dir;
+	char *problem = NULL;
+	if (dotnet_disable_perfmap(pid) < 0)
+		problem = xasprintf("DisablePerfMap: %s", pc_strerror());
+	if (dotnet_set_env(pid, PATH_VAR, m->old_path) < 0 && !problem)
+		problem = xasprintf("restoring %s: %s", PATH_VAR, pc_strerror());
+	if (remove_private_dir(pid, dir) < 0 && !problem)
+		problem = xstrdup(pc_strerror());
+	dotnet_ipc_set_timeout_ms(0);
+	if (problem) {
+		char *why =
+		    xasprintf("%s%sthe runtime was not fully restored (%s); both requests were "
+			      "sent and run if it answers later",
+			      m->why ? m->why : "", m->why ? "; " : "", problem);
+		free(m->why);
+		m->why = why;
+		free(problem);
+	}
+}
+
+void dotnet_borrowed_free(struct dotnet_borrowed *m)
+{
+	free(m->dir);
+	free(m->why);
+	free(m->done);
+	free(m->old_path);
+	free(m->private_dir);
+	memset(m, 0, sizeof(*m));
+}

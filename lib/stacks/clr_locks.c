@@ -1,0 +1,235 @@
+/* clr_locks: see clr_locks.h. */
+#include "clr_locks.h"
+#include "clr_threads.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#define STACK_SCAN_BYTES (32 * 1024)
+#define LOCK_BYTES	 32
+/* ObjHeader bits (the runtime's syncblk.h): the header holds a sync block index when
+ * IS_HASH_OR_SYNCBLKINDEX is set and IS_HASHCODE is not. */
+#define SBLK_IS_HASH_OR_INDEX 0x08000000u
+#define SBLK_IS_HASHCODE      0x04000000u
+#define SBLK_INDEX_MASK	      0x03ffffffu
+#define SYNC_INDEX_PRECIOUS   0x80000000u
+#define LOCK_WAITER_SHIFT     6
+/* System.Threading.Lock's _state: bit 0 locked, flags, then the waiter count from bit 2, 3,
+ * 6 or 7 as versions of Lock.cs moved it; the sign bit a flag in some. */
+#define MLOCK_WAITER_BITS 0x7ffffffcu
+
+struct cached {
+	uint64_t addr;
+	bool used, readable;
+	unsigned char bytes[LOCK_BYTES];
+};
+
+struct clr_scan {
+	pid_t pid;
+	pid_t *nstids;
+	size_t n;
+	struct cached *cache; /* open addressing by address */
+	size_t cap, used;
+	struct clr_thread_id *ids;
+	size_t nids;
+};
+
+struct clr_scan *clr_scan_new(pid_t pid, const pid_t *nstids, size_t n,
+			      const struct clr_thread_id *ids, size_t nids)
+{
+	struct clr_scan *c = xcalloc(1, sizeof(*c));
+	c->ids = xcalloc(nids + 1, sizeof(*ids));
+	if (nids)
+		memcpy(c->ids, ids, nids * sizeof(*ids));
+	c->nids = nids;
+	c->pid = pid;
+	c->nstids = xcalloc(n + 1, sizeof(*c->nstids));
+	memcpy(c->nstids, nstids, n * sizeof(*nstids));
+	c->n = n;
+	c->cap = 4096;
+	c->cache = xcalloc(c->cap, sizeof(*c->cache));
+	return c;
+}
+
+void clr_scan_free(struct clr_scan *c)
+{
+	if (!c)
+		return;
+	free(c->nstids);
+	free(c->ids);
+	free(c->cache);
+	free(c);
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static bool is_thread(const pid_t *nstids, size_t n, pid_t tid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (nstids[i] == tid)
+			return true;
+	return false;
+}
+
+bool clr_awarelock_parse(const unsigned char *bytes, size_t len, pid_t self_ns, const pid_t *nstids,
+			 size_t n, struct clr_monitor_wait *out)
+{
+	if (len < LOCK_BYTES)
+		return false;
+	uint32_t state = get32(bytes), recursion = get32(bytes + 4);
+	uint64_t owner = get64(bytes + 16);
+	uint32_t index = get32(bytes + 28);
+	if (!(state & 1) || state >> LOCK_WAITER_SHIFT == 0)
+		return false; /* not locked, or nobody waits */
+	if (recursion == 0 || recursion > 0xffff)
+		return false;
+	if (owner == 0 || owner > 0x7fffffff || (pid_t)owner == self_ns ||
+	    !is_thread(nstids, n, (pid_t)owner))
+		return false;
+	if ((index & ~(SYNC_INDEX_PRECIOUS | SBLK_INDEX_MASK)) || !(index & SBLK_INDEX_MASK))
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->index = index & SBLK_INDEX_MASK;
+	out->waiters = state >> LOCK_WAITER_SHIFT;
+	out->recursion = recursion;
+	out->owner_ns = (pid_t)owner;
+	return true;
+}
+
+bool clr_managed_lock_parse(const unsigned char *bytes, size_t len, pid_t self_ns,
+			    const pid_t *nstids, size_t n, const struct clr_thread_id *ids,
+			    size_t nids, struct clr_monitor_wait *out)
+{
+	if (len < LOCK_BYTES)
+		return false;
+	uint64_t mt = get64(bytes), event = get64(bytes + 8);
+	uint32_t owner = get32(bytes + 16), state = get32(bytes + 20);
+	uint32_t recursion = get32(bytes + 24);
+	/* a method table and a wait event are pointers; nobody waits without the event */
+	if (mt < 0x10000 || (mt & 7) || event < 0x10000 || (event & 7))
+		return false;
+	/* locked, and some waiter: the count starts at bit 2 to 7 depending on the version */
+	if (!(state & 1) || !(state & MLOCK_WAITER_BITS) || recursion > 0xffff || owner == 0)
+		return false;
+	/* .NET 10 keeps the owner's OS thread id; a managed thread id is mapped */
+	pid_t owner_os = 0;
+	for (size_t i = 0; i < n && !owner_os; i++)
+		if ((uint32_t)nstids[i] == owner)
+			owner_os = nstids[i];
+	for (size_t i = 0; i < nids && !owner_os; i++)
+		if (ids[i].managed == owner)
+			owner_os = ids[i].os;
+	if (!owner_os || owner_os == self_ns)
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->managed_lock = true;
+	out->recursion = recursion + 1;
+	out->owner_ns = owner_os;
+	return true;
+}
+
+bool clr_header_has_index(uint32_t header, uint32_t index)
+{
+	return (header & (SBLK_IS_HASH_OR_INDEX | SBLK_IS_HASHCODE)) == SBLK_IS_HASH_OR_INDEX &&
+	       (header & SBLK_INDEX_MASK) == index;
+}
+
+/* LOCK_BYTES at addr, read once per scan; NULL when unreadable. */
+static const unsigned char *read_cached(struct clr_scan *c, uint64_t addr)
+{
+	if (c->used * 2 >= c->cap) { /* grow: rehash */
+		struct cached *old = c->cache;
+		size_t oldcap = c->cap;
+		c->cap *= 2;
+		c->cache = xcalloc(c->cap, sizeof(*c->cache));
+		for (size_t i = 0; i < oldcap; i++) {
+			if (!old[i].used)
+				continue;
+			size_t h = (old[i].addr * 0x9E3779B97F4A7C15ull >> 20) & (c->cap - 1);
+			while (c->cache[h].used)
+				h = (h + 1) & (c->cap - 1);
+			c->cache[h] = old[i];
+		}
+		free(old);
+	}
+	size_t h = (addr * 0x9E3779B97F4A7C15ull >> 20) & (c->cap - 1);
+	while (c->cache[h].used && c->cache[h].addr != addr)
+		h = (h + 1) & (c->cap - 1);
+	struct cached *e = &c->cache[h];
+	if (!e->used) {
+		e->used = true;
+		e->addr = addr;
+		struct iovec local = {e->bytes, LOCK_BYTES};
+		struct iovec remote = {(void *)(uintptr_t)addr, LOCK_BYTES};
+		e->readable = process_vm_readv(c->pid, &local, 1, &remote, 1, 0) == LOCK_BYTES;
+		c->used++;
+	}
+	return e->readable ? e->bytes : NULL;
+}
+
+/* Addresses worth a look: user-space, pointer-aligned, not into the stack itself. */
+static bool plausible(uint64_t v, uint64_t lo, uint64_t hi)
+{
+	return v >= 0x10000 && v < 0x800000000000ull && !(v & 7) && (v < lo || v >= hi);
+}
+
+void clr_scan_thread(struct clr_scan *c, pid_t self_ns, uint64_t sp, struct clr_monitor_wait *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!sp || (sp & 7))
+		return;
+	unsigned char *stack = xmalloc(STACK_SCAN_BYTES);
+	struct iovec local = {stack, STACK_SCAN_BYTES};
+	struct iovec remote = {(void *)(uintptr_t)sp, STACK_SCAN_BYTES};
+	/* A partial read ends at the top of the stack mapping: all the stack there is. */
+	ssize_t got = process_vm_readv(c->pid, &local, 1, &remote, 1, 0);
+	if (got < 8) {
+		free(stack);
+		return;
+	}
+	uint64_t hi = sp + (uint64_t)got;
+	size_t nwords = (size_t)got / 8, found_at = 0;
+	for (size_t i = 0; i < nwords && !out->found; i++) {
+		uint64_t v = get64(stack + i * 8);
+		if (!plausible(v, sp, hi))
+			continue;
+		const unsigned char *b = read_cached(c, v);
+		if (b && (clr_awarelock_parse(b, LOCK_BYTES, self_ns, c->nstids, c->n, out) ||
+			  clr_managed_lock_parse(b, LOCK_BYTES, self_ns, c->nstids, c->n, c->ids,
+						 c->nids, out))) {
+			out->found = true;
+			out->lock = v;
+			found_at = i;
+		}
+	}
+	if (out->managed_lock) {
+		out->object = out->lock; /* the Lock is the object */
+		free(stack);
+		return;
+	}
+	/* The object: its header (4 bytes before it) names the lock's index. */
+	for (size_t i = found_at; out->found && i < nwords; i++) {
+		uint64_t v = get64(stack + i * 8);
+		if (!plausible(v, sp, hi) || v == out->lock)
+			continue;
+		const unsigned char *b = read_cached(c, v - 8);
+		if (b && clr_header_has_index(get32(b + 4), out->index)) {
+			out->object = v;
+			break;
+		}
+	}
+	free(stack);
+}
