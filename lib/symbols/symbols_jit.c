@@ -342,11 +342,6 @@ const char *jit_proc_lookup_start(struct jit_proc *p, uint64_t addr, uint64_t ti
 	return lookup(p, addr, time, r, start ? start : &s);
 }
 
-const char *jit_proc_lookup(struct jit_proc *p, uint64_t addr, uint64_t time)
-{
-	return jit_proc_lookup_start(p, addr, time, NULL);
-}
-
 void jit_procs_foreach(struct jit_procs *j,
 		       void (*fn)(void *arg, uint32_t pid, enum jit_file_kind kind,
 				  const char *found_path, const char *why),
