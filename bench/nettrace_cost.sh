@@ -23,8 +23,9 @@ best() { # FORMAT: the lowest user+sys seconds of RUNS merges
 	local fmt=$1 b= t
 	for _ in $(seq "$runs"); do
 		rm -f "m-$fmt".*
-		t=$({ /usr/bin/time -f '%U %S' "$pc" merge rec.trace.zip -o "m-$fmt.trace.zip" \
-			-format "$fmt" >/dev/null 2>/dev/null; } 2>&1 | tail -1 | awk '{ print $1 + $2 }')
+		/usr/bin/time -o cpu.txt -f '%U %S' "$pc" merge rec.trace.zip -o "m-$fmt.trace.zip" \
+			-format "$fmt" >/dev/null 2>&1
+		t=$(awk '{ print $1 + $2 }' cpu.txt)
 		b=$(awk -v a="${b:-$t}" -v t="$t" 'BEGIN { print (t < a ? t : a) }')
 	done
 	echo "$b"
