@@ -1,69 +1,347 @@
-/* archive: see archive.h.  libzip writes to a temporary file beside the target and renames
- * it on zip_close(), so a failed or interrupted write never leaves a half zip behind. */
+/* archive: the writing half of archive.h (archive_read.c reads).  The zip container is
+ * written here directly, because each entry's deflate stream is made of pieces compressed
+ * in parallel (deflate_chunk.h), which no zip library on Debian takes as entry data.
+ *
+ * The caller's thread cuts each entry into 1 MiB pieces and queues them; one worker thread
+ * per CPU compresses whichever piece is next in the queue, and whichever worker finishes
+ * the oldest piece writes the finished pieces in order to the file.  At most SLOTS pieces
+ * are queued or being compressed at a time, so memory stays bounded whatever the size of
+ * the entries, and a producer that outruns the workers waits for them.
+ *
+ * Layout (APPNOTE 6.3): per entry a local header, the data; then the central directory and
+ * its end record, in zip64 form where a size or an offset needs it.  An entry whose size is
+ * unknown when it starts (a stream) gets a zip64 local header whose sizes are filled in
+ * when it ends; every other header is written once. */
 #include "archive.h"
+#include "deflate_chunk.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zip.h>
 
-/* Between the producer and the compressing thread: what is written and not yet read.  A
- * waiting side is woken only once a quarter of it is there to read or to fill: waking the
- * other thread for every 8 KiB libzip reads costs more than the copying. */
-#define STREAM_BUFFER (1024 * 1024)
-#define STREAM_WAKE   (STREAM_BUFFER / 4)
+#define PIECE	     (1024 * 1024)
+#define MAX_WORKERS  16
+#define U32_MAX	     0xffffffffULL
+#define ZIP64_NEEDED 45
+#define ZIP_NEEDED   20
 
-/* A streamed entry: a ring buffer filled through a FILE (fopencookie) and drained by a
- * libzip source callback running inside zip_close() on the writer's thread. */
-struct stream {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	char *ring;
-	size_t head, len; /* unread bytes: ring[head..head+len) modulo STREAM_BUFFER */
-	uint64_t written, read;
-	bool closed;	  /* the producer fclose()d it: end of the entry */
-	bool gone;	  /* libzip will read no more (done or failed): writes are dropped */
-	bool aborted;	  /* the writer is discarded: reads fail */
-	bool thread_done; /* the writer thread has returned */
-	bool producer_waits, consumer_waits;
-	zip_error_t error;
+enum piece_state { PIECE_FREE, PIECE_QUEUED, PIECE_BUSY, PIECE_DONE };
+
+struct piece {
+	enum piece_state state;
+	struct zentry *e;
+	uint8_t *dict; /* the 32 KiB of the entry before the piece (deflate only) */
+	uint8_t *in;
+	size_t dict_len, len;
+	uint8_t *out;
+	size_t out_len;
+	uint32_t crc;
+	bool first, last;
 };
 
-/* An entry added after archive_writer_start(): appended by _finish(). */
-struct late_entry {
+struct zentry {
 	char *name;
-	char *path; /* a file, or: */
-	void *data;
-	size_t len;
+	uint16_t method; /* 0 stored, 8 deflate */
+	enum deflate_effort effort;
+	bool mixed; /* may hold compressed parts: stored 64 KiB by 64 KiB (deflate_chunk_mixed) */
+	uint16_t dos_time, dos_date;
+	bool zip64_local; /* the local header carries a zip64 extra (sizes filled in at the end) */
+	uint64_t npieces; /* queued so far */
+	/* filled in as the pieces are written: */
+	uint64_t header_offset, csize, usize;
+	uint32_t crc;
+	bool written;
 };
 
 struct archive_writer {
-	zip_t *zip;
-	char *path;
-	struct progress *progress;
-	struct stream *stream;
-	bool started, joined;
-	pthread_t thread;
-	char *thread_err; /* why the thread's zip_close() failed */
-	struct late_entry *late;
-	size_t nlate, late_cap;
+	char *path, *tmp_path;
+	int fd;
+	uint64_t offset; /* end of what has been written */
+
+	struct zentry **entries;
+	size_t nentries, entries_cap;
+
+	pthread_mutex_t lock;
+	pthread_cond_t work, space, written; /* for workers, the producer, _finish() */
+	pthread_t workers[MAX_WORKERS];
+	int nworkers;
+	struct piece *slots;
+	size_t nslots;
+	uint64_t queued, taken, next_write; /* piece sequence numbers */
+	bool writing, stop;
+	int write_errno;   /* the first failed write */
+	uint64_t in_total; /* bytes queued, for progress */
+	uint64_t in_written;
+
+	/* the entry being filled by the caller, into the piece slot(queued) */
+	struct zentry *open;
+	struct piece *fill;		/* NULL until the next slot is free */
+	uint8_t dict[DEFLATE_DICT_MAX]; /* the open entry's last 32 KiB so far */
+	size_t dict_len;
+	FILE *stream;
+	bool finished;
 };
 
-static const char *zip_errstr(int code)
+/* --- the file ------------------------------------------------------------------------- */
+
+static void put16(uint8_t *p, uint16_t v)
 {
-	static __thread char buf[256];
-	zip_error_t e;
-	zip_error_init_with_code(&e, code);
-	snprintf(buf, sizeof(buf), "%s", zip_error_strerror(&e));
-	zip_error_fini(&e);
-	return buf;
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
 }
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)v);
+	put16(p + 2, (uint16_t)(v >> 16));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)v);
+	put32(p + 4, (uint32_t)(v >> 32));
+}
+
+/* Appends to the file; the first failure is kept and later writes are skipped. */
+static void file_write(struct archive_writer *w, const void *buf, size_t len)
+{
+	if (w->write_errno)
+		return;
+	if (write_all(w->fd, buf, len) < 0) {
+		w->write_errno = errno ? errno : EIO;
+		return;
+	}
+	w->offset += len;
+}
+
+static void file_pwrite(struct archive_writer *w, const void *buf, size_t len, uint64_t off)
+{
+	if (w->write_errno)
+		return;
+	if (pwrite(w->fd, buf, len, (off_t)off) != (ssize_t)len)
+		w->write_errno = errno ? errno : EIO;
+}
+
+static void dos_time(time_t t, uint16_t *tm, uint16_t *date)
+{
+	struct tm lt;
+	if (!localtime_r(&t, &lt) || lt.tm_year < 80) {
+		*tm = 0;
+		*date = (1 << 5) | 1; /* 1980-01-01 */
+		return;
+	}
+	*tm = (uint16_t)((lt.tm_hour << 11) | (lt.tm_min << 5) | (lt.tm_sec / 2));
+	*date = (uint16_t)(((lt.tm_year - 80) << 9) | ((lt.tm_mon + 1) << 5) | lt.tm_mday);
+}
+
+static uint16_t entry_flags(const struct zentry *e)
+{
+	for (const char *p = e->name; *p; p++)
+		if (*p & 0x80)
+			return 1 << 11; /* the name is UTF-8 */
+	return 0;
+}
+
+static void write_local_header(struct archive_writer *w, struct zentry *e)
+{
+	uint8_t h[30];
+	size_t name_len = strlen(e->name);
+	e->header_offset = w->offset;
+	put32(h, 0x04034b50);
+	put16(h + 4, e->zip64_local ? ZIP64_NEEDED : ZIP_NEEDED);
+	put16(h + 6, entry_flags(e));
+	put16(h + 8, e->method);
+	put16(h + 10, e->dos_time);
+	put16(h + 12, e->dos_date);
+	memset(h + 14, 0, 12); /* crc and sizes: filled in when the entry ends */
+	put16(h + 26, (uint16_t)name_len);
+	put16(h + 28, e->zip64_local ? 20 : 0);
+	file_write(w, h, 30);
+	file_write(w, e->name, name_len);
+	if (e->zip64_local) {
+		memset(h, 0, 20);
+		put16(h, 0x0001);
+		put16(h + 2, 16);
+		file_write(w, h, 20);
+	}
+}
+
+/* The entry's data is all written: its CRC and sizes go into the local header. */
+static void finish_local_header(struct archive_writer *w, struct zentry *e)
+{
+	uint8_t b[16];
+	put32(b, e->crc);
+	if (e->zip64_local) {
+		put32(b + 4, (uint32_t)U32_MAX);
+		put32(b + 8, (uint32_t)U32_MAX);
+		file_pwrite(w, b, 12, e->header_offset + 14);
+		put64(b, e->usize);
+		put64(b + 8, e->csize);
+		file_pwrite(w, b, 16, e->header_offset + 30 + strlen(e->name) + 4);
+	} else {
+		put32(b + 4, (uint32_t)e->csize);
+		put32(b + 8, (uint32_t)e->usize);
+		file_pwrite(w, b, 12, e->header_offset + 14);
+	}
+	e->written = true;
+}
+
+/* Central directory and end records. */
+static void write_directory(struct archive_writer *w)
+{
+	uint64_t cd_start = w->offset;
+	for (size_t i = 0; i < w->nentries; i++) {
+		struct zentry *e = w->entries[i];
+		uint8_t h[46], x[4 + 24];
+		size_t name_len = strlen(e->name), xl = 4;
+		bool big_u = e->usize >= U32_MAX, big_c = e->csize >= U32_MAX,
+		     big_o = e->header_offset >= U32_MAX;
+		if (big_u)
+			put64(x + (xl += 8) - 8, e->usize);
+		if (big_c)
+			put64(x + (xl += 8) - 8, e->csize);
+		if (big_o)
+			put64(x + (xl += 8) - 8, e->header_offset);
+		bool zip64 = xl > 4;
+		put16(x, 0x0001);
+		put16(x + 2, (uint16_t)(xl - 4));
+		uint16_t needed = zip64 || e->zip64_local ? ZIP64_NEEDED : ZIP_NEEDED;
+		put32(h, 0x02014b50);
+		put16(h + 4, (3 << 8) | needed); /* made by: Unix */
+		put16(h + 6, needed);
+		put16(h + 8, entry_flags(e));
+		put16(h + 10, e->method);
+		put16(h + 12, e->dos_time);
+		put16(h + 14, e->dos_date);
+		put32(h + 16, e->crc);
+		put32(h + 20, big_c ? (uint32_t)U32_MAX : (uint32_t)e->csize);
+		put32(h + 24, big_u ? (uint32_t)U32_MAX : (uint32_t)e->usize);
+		put16(h + 28, (uint16_t)name_len);
+		put16(h + 30, zip64 ? (uint16_t)xl : 0);
+		put16(h + 32, 0);			   /* comment */
+		put16(h + 34, 0);			   /* disk */
+		put16(h + 36, 0);			   /* internal attributes */
+		put32(h + 38, (uint32_t)(0100644u << 16)); /* a regular file, rw-r--r-- */
+		put32(h + 42, big_o ? (uint32_t)U32_MAX : (uint32_t)e->header_offset);
+		file_write(w, h, 46);
+		file_write(w, e->name, name_len);
+		if (zip64)
+			file_write(w, x, xl);
+	}
+	uint64_t cd_size = w->offset - cd_start, n = w->nentries;
+	uint8_t r[56 + 20 + 22];
+	if (n >= 0xffff || cd_start >= U32_MAX || cd_size >= U32_MAX) {
+		uint64_t z64_start = w->offset;
+		put32(r, 0x06064b50); /* zip64 end of central directory */
+		put64(r + 4, 44);
+		put16(r + 12, (3 << 8) | ZIP64_NEEDED);
+		put16(r + 14, ZIP64_NEEDED);
+		put32(r + 16, 0);
+		put32(r + 20, 0);
+		put64(r + 24, n);
+		put64(r + 32, n);
+		put64(r + 40, cd_size);
+		put64(r + 48, cd_start);
+		put32(r + 56, 0x07064b50); /* its locator */
+		put32(r + 60, 0);
+		put64(r + 64, z64_start);
+		put32(r + 72, 1);
+		file_write(w, r, 76);
+	}
+	put32(r, 0x06054b50);
+	put16(r + 4, 0);
+	put16(r + 6, 0);
+	put16(r + 8, n >= 0xffff ? 0xffff : (uint16_t)n);
+	put16(r + 10, n >= 0xffff ? 0xffff : (uint16_t)n);
+	put32(r + 12, cd_size >= U32_MAX ? (uint32_t)U32_MAX : (uint32_t)cd_size);
+	put32(r + 16, cd_start >= U32_MAX ? (uint32_t)U32_MAX : (uint32_t)cd_start);
+	put16(r + 20, 0);
+	file_write(w, r, 22);
+}
+
+/* --- the workers ---------------------------------------------------------------------- */
+
+static struct piece *slot(struct archive_writer *w, uint64_t seq)
+{
+	return &w->slots[seq % w->nslots];
+}
+
+/* Writes the finished pieces in order, from the oldest on; one thread at a time. */
+static void write_done_pieces(struct archive_writer *w)
+{
+	if (w->writing)
+		return;
+	w->writing = true;
+	while (w->next_write < w->queued && slot(w, w->next_write)->state == PIECE_DONE) {
+		struct piece *p = slot(w, w->next_write);
+		pthread_mutex_unlock(&w->lock);
+		struct zentry *e = p->e;
+		if (p->first)
+			write_local_header(w, e);
+		file_write(w, p->out, p->out_len);
+		e->crc = e->usize ? crc32_join(e->crc, p->crc, p->len) : p->crc;
+		e->usize += p->len;
+		e->csize += p->out_len;
+		if (p->last)
+			finish_local_header(w, e);
+		pthread_mutex_lock(&w->lock);
+		w->in_written += p->len;
+		p->state = PIECE_FREE;
+		w->next_write++;
+		pthread_cond_broadcast(&w->space);
+		pthread_cond_broadcast(&w->written);
+	}
+	w->writing = false;
+}
+
+static void compress_piece(struct deflate_chunker *c, struct piece *p)
+{
+	p->crc = crc32_update(0, p->in, p->len);
+	if (p->e->method == 0) {
+		memcpy(p->out, p->in, p->len);
+		p->out_len = p->len;
+	} else if (p->e->mixed) {
+		p->out_len = deflate_chunk_mixed(c, p->e->effort, p->dict, p->dict_len, p->in,
+						 p->len, p->last, p->out);
+	} else {
+		p->out_len = deflate_chunk(c, p->e->effort, p->dict, p->dict_len, p->in, p->len,
+					   p->last, p->out);
+	}
+}
+
+static void *worker(void *arg)
+{
+	struct archive_writer *w = arg;
+	struct deflate_chunker *c = deflate_chunker_new();
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		while (!w->stop && w->taken == w->queued)
+			pthread_cond_wait(&w->work, &w->lock);
+		if (w->stop)
+			break;
+		struct piece *p = slot(w, w->taken++);
+		p->state = PIECE_BUSY;
+		bool failed = w->write_errno != 0;
+		pthread_mutex_unlock(&w->lock);
+		if (!failed) /* once the file failed, pieces are only passed through */
+			compress_piece(c, p);
+		pthread_mutex_lock(&w->lock);
+		p->state = PIECE_DONE;
+		write_done_pieces(w);
+	}
+	pthread_mutex_unlock(&w->lock);
+	deflate_chunker_free(c);
+	return NULL;
+}
+
+/* --- the producer side ---------------------------------------------------------------- */
 
 bool archive_name_is_safe(const char *name)
 {
@@ -81,547 +359,390 @@ bool archive_name_is_safe(const char *name)
 	return true;
 }
 
-struct archive_writer *archive_writer_new(const char *zip_path)
+static int stop_workers(struct archive_writer *w)
 {
-	int err = 0;
-	zip_t *z = zip_open(zip_path, ZIP_CREATE | ZIP_TRUNCATE, &err);
-	if (!z) {
-		pc_err("cannot create %s: %s", zip_path, zip_errstr(err));
-		return NULL;
-	}
-	struct archive_writer *w = xcalloc(1, sizeof(*w));
-	w->zip = z;
-	w->path = xstrdup(zip_path);
-	return w;
-}
-
-static int add_source(struct archive_writer *w, const char *name, zip_source_t *src)
-{
-	if (!archive_name_is_safe(name)) {
-		zip_source_free(src);
-		return pc_err("refusing archive entry name '%s'", name);
-	}
-	zip_int64_t idx = zip_file_add(w->zip, name, src, ZIP_FL_OVERWRITE | ZIP_FL_ENC_UTF_8);
-	if (idx < 0) {
-		zip_source_free(src);
-		return pc_err("cannot add %s to %s: %s", name, w->path, zip_strerror(w->zip));
-	}
-	/* Deflate: what PerfView and every unzip read. */
-	if (zip_set_file_compression(w->zip, idx, ZIP_CM_DEFLATE, 6) < 0)
-		return pc_err("cannot set compression for %s: %s", name, zip_strerror(w->zip));
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_broadcast(&w->work);
+	pthread_mutex_unlock(&w->lock);
+	for (int i = 0; i < w->nworkers; i++)
+		pthread_join(w->workers[i], NULL);
+	w->nworkers = 0;
 	return 0;
 }
 
-static struct late_entry *add_late(struct archive_writer *w, const char *name)
+static int nr_workers(void)
 {
-	grow_array((void **)&w->late, &w->late_cap, w->nlate + 1, sizeof(*w->late));
-	struct late_entry *e = &w->late[w->nlate++];
-	memset(e, 0, sizeof(*e));
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) < n)
+		n = CPU_COUNT(&set);
+	return n < 1 ? 1 : n > MAX_WORKERS ? MAX_WORKERS : (int)n;
+}
+
+struct archive_writer *archive_writer_new(const char *zip_path)
+{
+	char *tmp = xasprintf("%s.tmp.XXXXXX", zip_path);
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		pc_err_errno("cannot create %s", zip_path);
+		free(tmp);
+		return NULL;
+	}
+	/* mkostemp makes it 0600; an archive is as readable as any file the user creates */
+	mode_t mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) < 0) {
+		pc_err_errno("cannot create %s", zip_path);
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return NULL;
+	}
+	struct archive_writer *w = xcalloc(1, sizeof(*w));
+	w->path = xstrdup(zip_path);
+	w->tmp_path = tmp;
+	w->fd = fd;
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->work, NULL);
+	pthread_cond_init(&w->space, NULL);
+	pthread_cond_init(&w->written, NULL);
+	int n = nr_workers();
+	/* every worker busy, one piece of each waiting for it, one being filled */
+	w->nslots = 2 * (size_t)n + 1;
+	w->slots = xcalloc(w->nslots, sizeof(*w->slots));
+	for (size_t i = 0; i < w->nslots; i++) {
+		w->slots[i].dict = xmalloc(DEFLATE_DICT_MAX);
+		w->slots[i].in = xmalloc(PIECE);
+		w->slots[i].out = xmalloc(deflate_chunk_bound(PIECE));
+	}
+	/* Signals stay with the caller's thread. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (int i = 0; i < n; i++) {
+		int rc = pthread_create(&w->workers[i], NULL, worker, w);
+		if (rc) {
+			if (i == 0) {
+				pthread_sigmask(SIG_SETMASK, &old, NULL);
+				pc_err("cannot start compressing %s: %s", zip_path, strerror(rc));
+				archive_writer_free(w);
+				return NULL;
+			}
+			break;
+		}
+		w->nworkers++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return w;
+}
+
+/* The next piece of the open entry, once its slot is free. */
+static struct piece *fill_piece(struct archive_writer *w)
+{
+	if (w->fill)
+		return w->fill;
+	pthread_mutex_lock(&w->lock);
+	while (slot(w, w->queued)->state != PIECE_FREE)
+		pthread_cond_wait(&w->space, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+	struct piece *p = slot(w, w->queued); /* ours until queued */
+	p->e = w->open;
+	p->len = 0;
+	p->dict_len = w->open->method ? w->dict_len : 0;
+	memcpy(p->dict, w->dict, p->dict_len);
+	w->fill = p;
+	return p;
+}
+
+/* Queues the piece being filled. */
+static void queue_piece(struct archive_writer *w, bool last)
+{
+	struct piece *p = fill_piece(w);
+	struct zentry *e = w->open;
+	p->first = e->npieces++ == 0;
+	p->last = last;
+	if (e->method) { /* the next piece's dictionary: the entry's last 32 KiB */
+		if (p->len >= DEFLATE_DICT_MAX) {
+			memcpy(w->dict, p->in + p->len - DEFLATE_DICT_MAX, DEFLATE_DICT_MAX);
+			w->dict_len = DEFLATE_DICT_MAX;
+		} else {
+			size_t keep = DEFLATE_DICT_MAX - p->len;
+			if (keep > w->dict_len)
+				keep = w->dict_len;
+			memmove(w->dict, w->dict + w->dict_len - keep, keep);
+			memcpy(w->dict + keep, p->in, p->len);
+			w->dict_len = keep + p->len;
+		}
+	}
+	w->fill = NULL;
+	pthread_mutex_lock(&w->lock);
+	p->state = PIECE_QUEUED;
+	w->queued++;
+	w->in_total += p->len;
+	pthread_cond_signal(&w->work);
+	pthread_mutex_unlock(&w->lock);
+}
+
+static void entry_put(struct archive_writer *w, const void *data, size_t len)
+{
+	const uint8_t *d = data;
+	while (len) {
+		struct piece *p = fill_piece(w);
+		size_t n = PIECE - p->len < len ? PIECE - p->len : len;
+		memcpy(p->in + p->len, d, n);
+		p->len += n;
+		d += n;
+		len -= n;
+		if (p->len == PIECE)
+			queue_piece(w, false);
+	}
+}
+
+static int begin_entry(struct archive_writer *w, const char *name, uint16_t method,
+		       enum deflate_effort effort, time_t mtime, bool zip64_local)
+{
+	if (w->finished)
+		return pc_err("cannot add %s: %s is already finished", name, w->path);
+	if (w->open)
+		return pc_err("cannot add %s to %s while %s is being written", name, w->path,
+			      w->open->name);
+	if (!archive_name_is_safe(name))
+		return pc_err("refusing archive entry name '%s'", name);
+	if (strlen(name) > 0xfff0)
+		return pc_err("refusing archive entry name '%.40s...': too long", name);
+	for (size_t i = 0; i < w->nentries; i++)
+		if (!strcmp(w->entries[i]->name, name))
+			return pc_err("cannot add %s to %s twice", name, w->path);
+	struct zentry *e = xcalloc(1, sizeof(*e));
 	e->name = xstrdup(name);
-	return e;
+	e->method = method;
+	e->effort = effort;
+	e->zip64_local = zip64_local;
+	dos_time(mtime, &e->dos_time, &e->dos_date);
+	pthread_mutex_lock(&w->lock); /* the writing worker reads the array */
+	grow_array((void **)&w->entries, &w->entries_cap, w->nentries + 1, sizeof(*w->entries));
+	w->entries[w->nentries++] = e;
+	pthread_mutex_unlock(&w->lock);
+	w->open = e;
+	w->dict_len = 0;
+	return 0;
+}
+
+static void end_entry(struct archive_writer *w)
+{
+	queue_piece(w, true);
+	w->open = NULL;
+}
+
+/* Does this data shrink?  Already compressed data (zstd in perf.data, say) is stored: a
+ * sample from the middle of the file is compressed the fast way to see. */
+static bool worth_deflating(int fd, uint64_t size)
+{
+	enum { SAMPLE = 256 * 1024 };
+	if (size < 4096)
+		return true;
+	size_t n = size < SAMPLE ? (size_t)size : SAMPLE;
+	uint8_t *in = xmalloc(n), *out = xmalloc(deflate_chunk_bound(n));
+	ssize_t got = pread(fd, in, n, (off_t)((size - n) / 2));
+	bool worth = true;
+	if (got > 0) {
+		struct deflate_chunker *c = deflate_chunker_new();
+		size_t z = deflate_chunk(c, DEFLATE_FAST, NULL, 0, in, (size_t)got, true, out);
+		worth = z < (size_t)got - (size_t)got / 10; /* saves at least a tenth */
+		deflate_chunker_free(c);
+	}
+	free(in);
+	free(out);
+	return worth;
+}
+
+static enum deflate_effort effort_for(const char *name)
+{
+	/* text compresses much better with more effort; binary data hardly does */
+	return str_endswith(name, ".txt") || str_endswith(name, ".map") ||
+		       str_endswith(name, ".log")
+		   ? DEFLATE_SMALL
+		   : DEFLATE_FAST;
 }
 
 int archive_writer_add_file(struct archive_writer *w, const char *name, const char *src_path)
 {
+	int fd = open(src_path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
-	if (stat(src_path, &st) < 0)
-		return pc_err_errno("cannot add %s to the archive", src_path);
-	if (!S_ISREG(st.st_mode))
-		return pc_err("cannot add %s to the archive: not a regular file", src_path);
-	if (w->started) {
-		if (!archive_name_is_safe(name))
-			return pc_err("refusing archive entry name '%s'", name);
-		add_late(w, name)->path = xstrdup(src_path);
-		return 0;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int r = pc_err_errno("cannot add %s to the archive", src_path);
+		if (fd >= 0)
+			close(fd);
+		return r;
 	}
-	zip_source_t *src = zip_source_file(w->zip, src_path, 0, -1);
-	if (!src)
-		return pc_err("cannot read %s: %s", src_path, zip_strerror(w->zip));
-	return add_source(w, name, src);
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return pc_err("cannot add %s to the archive: not a regular file", src_path);
+	}
+	/* Already compressed data is stored: all of the file when a sample of it does not
+	 * shrink, else the parts that look compressed (64 KiB at a time). */
+	uint16_t method = worth_deflating(fd, (uint64_t)st.st_size) ? 8 : 0;
+	/* the file may grow while it is read: a zip64 header leaves room for any size */
+	bool big = (uint64_t)st.st_size >= U32_MAX / 2;
+	if (begin_entry(w, name, method, effort_for(name), st.st_mtime, big) < 0) {
+		close(fd);
+		return -1;
+	}
+	w->open->mixed = true;
+	int ret = 0;
+	for (;;) {
+		struct piece *p = fill_piece(w);
+		ssize_t n = read(fd, p->in + p->len, PIECE - p->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			/* the entry ends with what was read; the archive is failed */
+			ret = pc_err_errno("cannot read %s", src_path);
+			pthread_mutex_lock(&w->lock);
+			if (!w->write_errno)
+				w->write_errno = errno ? errno : EIO;
+			pthread_mutex_unlock(&w->lock);
+			break;
+		}
+		if (n == 0)
+			break;
+		p->len += (size_t)n;
+		if (p->len == PIECE)
+			queue_piece(w, false);
+	}
+	close(fd);
+	end_entry(w);
+	return ret;
 }
 
 int archive_writer_add_buffer(struct archive_writer *w, const char *name, const void *data,
 			      size_t len)
 {
-	/* libzip may read the buffer at zip_close(): give it its own copy. */
-	void *copy = xmalloc(len);
-	memcpy(copy, data, len);
-	if (w->started) {
-		if (!archive_name_is_safe(name)) {
-			free(copy);
-			return pc_err("refusing archive entry name '%s'", name);
-		}
-		struct late_entry *e = add_late(w, name);
-		e->data = copy;
-		e->len = len;
-		return 0;
-	}
-	zip_source_t *src = zip_source_buffer(w->zip, copy, len, 1);
-	if (!src) {
-		free(copy);
-		return pc_err("cannot add %s: %s", name, zip_strerror(w->zip));
-	}
-	return add_source(w, name, src);
+	if (begin_entry(w, name, 8, effort_for(name), time(NULL), len >= U32_MAX / 2) < 0)
+		return -1;
+	entry_put(w, data, len);
+	end_entry(w);
+	return 0;
 }
-
-static void on_progress(zip_t *z, double done, void *ud)
-{
-	progress_update(ud, (uint64_t)(done * 100));
-}
-
-static int close_zip(struct archive_writer *w)
-{
-	w->progress = progress_new("writing archive", 100);
-	zip_register_progress_callback_with_state(w->zip, 0.01, on_progress, NULL, w->progress);
-	int r = 0;
-	if (zip_close(w->zip) < 0) {
-		r = pc_err("cannot write %s: %s", w->path, zip_strerror(w->zip));
-		zip_discard(w->zip);
-	}
-	w->zip = NULL;
-	progress_free(w->progress);
-	w->progress = NULL;
-	return r;
-}
-
-/* --- streaming -------------------------------------------------------------------- */
 
 static ssize_t stream_write(void *cookie, const char *buf, size_t size)
 {
-	struct stream *s = cookie;
-	size_t left = size;
-	pthread_mutex_lock(&s->lock);
-	while (left && !s->gone) {
-		if (s->len == STREAM_BUFFER) {
-			s->producer_waits = true;
-			while (s->len > STREAM_BUFFER - STREAM_WAKE && !s->gone)
-				pthread_cond_wait(&s->cond, &s->lock);
-			s->producer_waits = false;
-			continue;
-		}
-		size_t tail = (s->head + s->len) % STREAM_BUFFER;
-		size_t n = STREAM_BUFFER - s->len;
-		if (n > STREAM_BUFFER - tail)
-			n = STREAM_BUFFER - tail;
-		if (n > left)
-			n = left;
-		memcpy(s->ring + tail, buf, n);
-		s->len += n;
-		s->written += n;
-		buf += n;
-		left -= n;
-		if (s->consumer_waits && s->len >= STREAM_WAKE)
-			pthread_cond_broadcast(&s->cond);
-	}
-	pthread_mutex_unlock(&s->lock);
-	return (ssize_t)size; /* once the archive failed, the rest is dropped (see archive.h) */
+	struct archive_writer *w = cookie;
+	if (w->open)
+		entry_put(w, buf, size);
+	return (ssize_t)size;
 }
 
 static int stream_close(void *cookie)
 {
-	struct stream *s = cookie;
-	pthread_mutex_lock(&s->lock);
-	s->closed = true;
-	pthread_cond_broadcast(&s->cond);
-	pthread_mutex_unlock(&s->lock);
+	struct archive_writer *w = cookie;
+	if (w->open)
+		end_entry(w);
+	w->stream = NULL;
 	return 0;
-}
-
-static zip_int64_t stream_read(struct stream *s, char *out, zip_uint64_t size)
-{
-	pthread_mutex_lock(&s->lock);
-	if (!s->len) {
-		s->consumer_waits = true;
-		while (s->len < STREAM_WAKE && !s->closed && !s->aborted)
-			pthread_cond_wait(&s->cond, &s->lock);
-		s->consumer_waits = false;
-	}
-	zip_int64_t r;
-	if (s->aborted) {
-		zip_error_set(&s->error, ZIP_ER_INTERNAL, ECANCELED);
-		r = -1;
-	} else {
-		size_t n = s->len < size ? s->len : (size_t)size;
-		if (n > STREAM_BUFFER - s->head)
-			n = STREAM_BUFFER - s->head;
-		memcpy(out, s->ring + s->head, n);
-		s->head = (s->head + n) % STREAM_BUFFER;
-		s->len -= n;
-		s->read += n;
-		if (s->producer_waits && s->len <= STREAM_BUFFER - STREAM_WAKE)
-			pthread_cond_broadcast(&s->cond);
-		r = (zip_int64_t)n;
-	}
-	pthread_mutex_unlock(&s->lock);
-	return r;
-}
-
-/* libzip's source protocol: open once, read until 0, no size known beforehand. */
-static zip_int64_t stream_source(void *ud, void *data, zip_uint64_t len, zip_source_cmd_t cmd)
-{
-	struct stream *s = ud;
-	switch (cmd) {
-	case ZIP_SOURCE_OPEN:
-	case ZIP_SOURCE_CLOSE:
-		return 0;
-	case ZIP_SOURCE_READ:
-		return stream_read(s, data, len);
-	case ZIP_SOURCE_STAT: {
-		if (len < sizeof(zip_stat_t))
-			return -1;
-		zip_stat_t *st = data;
-		zip_stat_init(st);
-		st->mtime = time(NULL);
-		st->valid |= ZIP_STAT_MTIME;
-		return sizeof(*st);
-	}
-	case ZIP_SOURCE_ERROR:
-		return zip_error_to_data(&s->error, data, len);
-	case ZIP_SOURCE_FREE:
-		pthread_mutex_lock(&s->lock);
-		s->gone = true;
-		pthread_cond_broadcast(&s->cond);
-		pthread_mutex_unlock(&s->lock);
-		return 0;
-	case ZIP_SOURCE_SUPPORTS:
-		return zip_source_make_command_bitmap(ZIP_SOURCE_OPEN, ZIP_SOURCE_READ,
-						      ZIP_SOURCE_CLOSE, ZIP_SOURCE_STAT,
-						      ZIP_SOURCE_ERROR, ZIP_SOURCE_FREE, -1);
-	default:
-		zip_error_set(&s->error, ZIP_ER_OPNOTSUPP, 0);
-		return -1;
-	}
-}
-
-static void stream_free(struct stream *s)
-{
-	if (!s)
-		return;
-	pthread_mutex_destroy(&s->lock);
-	pthread_cond_destroy(&s->cond);
-	zip_error_fini(&s->error);
-	free(s->ring);
-	free(s);
 }
 
 FILE *archive_writer_add_stream(struct archive_writer *w, const char *name)
 {
-	if (w->started || w->stream) {
-		pc_err("cannot add %s: one stream, added before the archive starts", name);
+	if (begin_entry(w, name, 8, effort_for(name), time(NULL), true) < 0)
 		return NULL;
-	}
-	struct stream *s = xcalloc(1, sizeof(*s));
-	pthread_mutex_init(&s->lock, NULL);
-	pthread_cond_init(&s->cond, NULL);
-	zip_error_init(&s->error);
-	s->ring = xmalloc(STREAM_BUFFER);
 	cookie_io_functions_t io = {.write = stream_write, .close = stream_close};
-	FILE *f = fopencookie(s, "w", io);
+	FILE *f = fopencookie(w, "w", io);
 	if (!f) {
 		pc_err_errno("cannot stream %s", name);
-		stream_free(s);
+		end_entry(w); /* an empty entry */
 		return NULL;
 	}
-	/* w owns s from here; libzip owns the source (and may call it until discarded). */
-	w->stream = s;
-	zip_source_t *src = zip_source_function(w->zip, stream_source, s);
-	if (!src)
-		pc_err("cannot add %s: %s", name, zip_strerror(w->zip));
-	if (!src || add_source(w, name, src) < 0) {
-		s->aborted = s->closed = true;
-		fclose(f);
-		return NULL;
-	}
+	/* The producer writes large pieces itself: no FILE buffer to copy through. */
+	setvbuf(f, NULL, _IONBF, 0);
+	w->stream = f;
 	return f;
 }
 
-static void *write_thread(void *arg)
+/* Waits until every queued piece is written, with progress on a terminal. */
+static void wait_written(struct archive_writer *w)
 {
-	struct archive_writer *w = arg;
-	if (zip_close(w->zip) < 0) {
-		w->thread_err = xstrdup(zip_strerror(w->zip));
-		zip_discard(w->zip);
-	}
-	w->zip = NULL;
-	if (w->stream) {
-		pthread_mutex_lock(&w->stream->lock);
-		w->stream->gone = true;
-		w->stream->thread_done = true;
-		pthread_cond_broadcast(&w->stream->cond);
-		pthread_mutex_unlock(&w->stream->lock);
-	}
-	return NULL;
-}
-
-int archive_writer_start(struct archive_writer *w)
-{
-	if (w->started)
-		return pc_err("%s: already started", w->path);
-	/* Signals stay with the caller's thread. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int rc = pthread_create(&w->thread, NULL, write_thread, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc)
-		return pc_err("cannot start writing %s: %s", w->path, strerror(rc));
-	w->started = true;
-	return 0;
-}
-
-/* Waits for the thread, with progress: how much of the stream it has compressed. */
-static void join_thread(struct archive_writer *w, bool show)
-{
-	struct stream *s = w->stream;
-	if (s) {
-		struct progress *p = show ? progress_new("writing archive", 100) : NULL;
-		pthread_mutex_lock(&s->lock);
-		s->closed = true; /* in case the producer did not say so */
-		pthread_cond_broadcast(&s->cond);
-		while (!s->thread_done) {
-			struct timespec t;
-			clock_gettime(CLOCK_REALTIME, &t);
-			t.tv_nsec += 100 * 1000000L;
-			if (t.tv_nsec >= 1000000000L) {
-				t.tv_sec++;
-				t.tv_nsec -= 1000000000L;
-			}
-			pthread_cond_timedwait(&s->cond, &s->lock, &t);
-			if (p && s->written)
-				progress_update(p, s->read * 100 / s->written);
+	struct progress *prog = NULL;
+	uint64_t t0 = monotonic_ns();
+	pthread_mutex_lock(&w->lock);
+	while (w->next_write < w->queued) {
+		struct timespec t;
+		clock_gettime(CLOCK_REALTIME, &t);
+		t.tv_nsec += 100 * 1000000L;
+		if (t.tv_nsec >= 1000000000L) {
+			t.tv_sec++;
+			t.tv_nsec -= 1000000000L;
 		}
-		pthread_mutex_unlock(&s->lock);
-		progress_free(p);
+		pthread_cond_timedwait(&w->written, &w->lock, &t);
+		if (!prog && monotonic_ns() - t0 > 500 * 1000000ULL)
+			prog = progress_new("writing archive", 100);
+		if (prog && w->in_total)
+			progress_update(prog, w->in_written * 100 / w->in_total);
 	}
-	pthread_join(w->thread, NULL);
-	w->joined = true;
-}
-
-/* Reopens the written archive and appends the late entries (libzip copies the others
- * without recompressing them). */
-static int append_late(struct archive_writer *w)
-{
-	int err = 0;
-	w->zip = zip_open(w->path, 0, &err);
-	if (!w->zip)
-		return pc_err("cannot reopen %s: %s", w->path, zip_errstr(err));
-	for (size_t i = 0; i < w->nlate; i++) {
-		struct late_entry *e = &w->late[i];
-		zip_source_t *src;
-		if (e->path) {
-			src = zip_source_file(w->zip, e->path, 0, -1);
-		} else {
-			src = zip_source_buffer(w->zip, e->data, e->len, 1);
-			if (src)
-				e->data = NULL; /* libzip frees it */
-		}
-		if (!src || add_source(w, e->name, src) < 0) {
-			if (!src)
-				pc_err("cannot add %s: %s", e->name, zip_strerror(w->zip));
-			zip_discard(w->zip);
-			w->zip = NULL;
-			return -1;
-		}
-	}
-	return close_zip(w);
+	pthread_mutex_unlock(&w->lock);
+	progress_free(prog);
 }
 
 int archive_writer_finish(struct archive_writer *w)
 {
-	if (!w->started)
-		return close_zip(w);
-	if (w->joined)
+	if (w->finished)
 		return pc_err("%s: already finished", w->path);
-	join_thread(w, true);
-	if (w->thread_err)
-		return pc_err("cannot write %s: %s", w->path, w->thread_err);
-	return w->nlate ? append_late(w) : 0;
+	if (w->stream)
+		return pc_err("%s: %s is still open", w->path, w->open->name);
+	w->finished = true;
+	wait_written(w);
+	stop_workers(w);
+	write_directory(w);
+	if (!w->write_errno && fsync(w->fd) < 0 && errno != EINVAL)
+		w->write_errno = errno;
+	int fd = w->fd;
+	w->fd = -1;
+	if (close(fd) < 0 && !w->write_errno)
+		w->write_errno = errno;
+	if (w->write_errno) {
+		unlink(w->tmp_path);
+		errno = w->write_errno;
+		return pc_err_errno("cannot write %s", w->path);
+	}
+	if (rename(w->tmp_path, w->path) < 0) {
+		int r = pc_err_errno("cannot write %s", w->path);
+		unlink(w->tmp_path);
+		return r;
+	}
+	free(w->tmp_path);
+	w->tmp_path = NULL; /* nothing to remove any more */
+	return 0;
 }
 
 void archive_writer_free(struct archive_writer *w)
 {
 	if (!w)
 		return;
-	if (w->started && !w->joined) {
-		/* discard: make the thread's zip_close() fail, or undo what it wrote */
-		if (w->stream) {
-			pthread_mutex_lock(&w->stream->lock);
-			w->stream->aborted = true;
-			pthread_cond_broadcast(&w->stream->cond);
-			pthread_mutex_unlock(&w->stream->lock);
-		}
-		join_thread(w, false);
-		if (!w->thread_err)
-			unlink(w->path);
+	if (w->stream) { /* the caller must fclose() it first; do not leave it pointing here */
+		w->open = NULL;
 	}
-	if (w->zip)
-		zip_discard(w->zip);
-	stream_free(w->stream);
-	for (size_t i = 0; i < w->nlate; i++) {
-		free(w->late[i].name);
-		free(w->late[i].path);
-		free(w->late[i].data);
+	stop_workers(w);
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->tmp_path) /* not finished: nothing is left behind */
+		unlink(w->tmp_path);
+	for (size_t i = 0; i < w->nslots; i++) {
+		free(w->slots[i].dict);
+		free(w->slots[i].in);
+		free(w->slots[i].out);
 	}
-	free(w->late);
-	free(w->thread_err);
+	free(w->slots);
+	for (size_t i = 0; i < w->nentries; i++) {
+		free(w->entries[i]->name);
+		free(w->entries[i]);
+	}
+	free(w->entries);
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->work);
+	pthread_cond_destroy(&w->space);
+	pthread_cond_destroy(&w->written);
+	free(w->tmp_path);
 	free(w->path);
 	free(w);
-}
-
-struct archive_reader {
-	zip_t *zip;
-	char *path;
-	size_t count;
-};
-
-struct archive_reader *archive_reader_open(const char *zip_path)
-{
-	int err = 0;
-	zip_t *z = zip_open(zip_path, ZIP_RDONLY, &err);
-	if (!z) {
-		if (err == ZIP_ER_NOENT || err == ZIP_ER_OPEN)
-			pc_err_errno("cannot open %s", zip_path);
-		else
-			pc_err("cannot open %s: %s", zip_path, zip_errstr(err));
-		return NULL;
-	}
-	struct archive_reader *r = xcalloc(1, sizeof(*r));
-	r->zip = z;
-	r->path = xstrdup(zip_path);
-	zip_int64_t n = zip_get_num_entries(z, 0);
-	r->count = n > 0 ? (size_t)n : 0;
-	return r;
-}
-
-void archive_reader_free(struct archive_reader *r)
-{
-	if (!r)
-		return;
-	zip_discard(r->zip);
-	free(r->path);
-	free(r);
-}
-
-size_t archive_reader_count(const struct archive_reader *r)
-{
-	return r->count;
-}
-
-const char *archive_reader_name(const struct archive_reader *r, size_t i)
-{
-	const char *n = zip_get_name(r->zip, i, ZIP_FL_ENC_GUESS);
-	return n ? n : "";
-}
-
-uint64_t archive_reader_size(const struct archive_reader *r, size_t i)
-{
-	zip_stat_t st;
-	if (zip_stat_index(r->zip, i, 0, &st) < 0 || !(st.valid & ZIP_STAT_SIZE))
-		return 0;
-	return st.size;
-}
-
-long archive_reader_find(const struct archive_reader *r, const char *name)
-{
-	size_t nl = strlen(name);
-	for (size_t i = 0; i < r->count; i++) {
-		const char *n = archive_reader_name(r, i);
-		size_t l = strlen(n);
-		if (!strcmp(n, name))
-			return (long)i;
-		if (l > nl && n[l - nl - 1] == '/' && !strcmp(n + l - nl, name))
-			return (long)i;
-	}
-	return -1;
-}
-
-static ssize_t entry_read(void *cookie, char *buf, size_t size)
-{
-	zip_int64_t n = zip_fread(cookie, buf, size);
-	if (n < 0) {
-		errno = EIO;
-		return -1;
-	}
-	return n;
-}
-
-static int entry_close(void *cookie)
-{
-	return zip_fclose(cookie);
-}
-
-FILE *archive_reader_open_entry(struct archive_reader *r, size_t i)
-{
-	if (i >= r->count) {
-		pc_err("no entry %zu in %s", i, r->path);
-		return NULL;
-	}
-	zip_file_t *zf = zip_fopen_index(r->zip, i, 0);
-	if (!zf) {
-		pc_err("cannot read %s in %s: %s", archive_reader_name(r, i), r->path,
-		       zip_strerror(r->zip));
-		return NULL;
-	}
-	cookie_io_functions_t io = {.read = entry_read, .close = entry_close};
-	FILE *f = fopencookie(zf, "r", io);
-	if (!f) {
-		zip_fclose(zf);
-		pc_err_errno("cannot stream %s", archive_reader_name(r, i));
-		return NULL;
-	}
-	return f;
-}
-
-static int extract_one(struct archive_reader *r, size_t i, const char *dest_dir)
-{
-	const char *name = archive_reader_name(r, i);
-	if (!archive_name_is_safe(name))
-		return pc_err("refusing unsafe entry name '%s' in %s", name, r->path);
-	char *out = xasprintf("%s/%s", dest_dir, name);
-	int ret = -1;
-	size_t len = strlen(out);
-	if (out[len - 1] == '/') {
-		ret = mkdir_p(out, 0755);
-		goto done;
-	}
-	char *slash = strrchr(out, '/');
-	*slash = 0;
-	if (mkdir_p(out, 0755) < 0)
-		goto done;
-	*slash = '/';
-	int fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		pc_err_errno("cannot create %s", out);
-		goto done;
-	}
-	zip_file_t *zf = zip_fopen_index(r->zip, i, 0);
-	if (!zf) {
-		pc_err("cannot read %s in %s: %s", name, r->path, zip_strerror(r->zip));
-		close(fd);
-		goto done;
-	}
-	char buf[65536];
-	zip_int64_t n;
-	ret = 0;
-	while ((n = zip_fread(zf, buf, sizeof(buf))) > 0)
-		if (write_all(fd, buf, n) < 0) {
-			ret = -1;
-			break;
-		}
-	if (n < 0)
-		ret = pc_err("cannot read %s in %s: %s", name, r->path, zip_file_strerror(zf));
-	zip_fclose(zf);
-	if (close(fd) < 0 && ret == 0)
-		ret = pc_err_errno("cannot write %s", out);
-done:
-	free(out);
-	return ret;
-}
-
-int archive_reader_extract_all(struct archive_reader *r, const char *dest_dir)
-{
-	for (size_t i = 0; i < r->count; i++)
-		if (extract_one(r, i, dest_dir) < 0)
-			return -1;
-	return 0;
 }

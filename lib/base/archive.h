@@ -1,4 +1,10 @@
-/* archive: the <name>.trace.zip (libzip, deflate), written and read without unzip.
+/* archive: the <name>.trace.zip, written and read without unzip.
+ *
+ * Written by our own zip writer (archive.c): each entry is deflated in 1 MiB pieces by one
+ * thread per CPU (ISA-L's igzip where the build has it, else zlib) while the caller goes
+ * on producing the next; data that does not shrink (zstd-compressed perf.data) is stored
+ * as it is.  Every zip reader reads the result: PerfView (.NET's ZipArchive), unzip,
+ * Python's zipfile, libzip.  Read through libzip (archive_read.c), which reads any zip.
  *
  * Entry names are checked on both sides: no absolute paths, no "..", no backslashes,
  * so nothing read from an archive can name a file outside where it belongs.
@@ -9,30 +15,24 @@
 #include "util.h"
 
 struct archive_writer;
-/* Creates (truncates) zip_path; written to a temporary name and renamed by _finish(). */
+/* Creates a temporary file beside zip_path (NULL if it cannot); _finish() renames it to
+ * zip_path, _free() without _finish() removes it. */
 struct archive_writer *archive_writer_new(const char *zip_path);
-/* Adds the file at src_path as entry `name` (e.g. "sample.trace/perf.data"). */
+/* Adds the file at src_path as entry `name` (e.g. "sample.trace/perf.data").  Entries are
+ * written in the order they are added; each call returns once its data is queued (the
+ * compressors work behind it, in bounded memory). */
 int archive_writer_add_file(struct archive_writer *w, const char *name, const char *src_path);
 int archive_writer_add_buffer(struct archive_writer *w, const char *name, const void *data,
 			      size_t len);
-int archive_writer_finish(struct archive_writer *w); /* shows progress on a terminal */
-void archive_writer_free(struct archive_writer *w);  /* discards if not finished */
-
-/* Streaming: compress an entry while its bytes are being produced, on a second thread.
- *
- *	archive_writer_add_file(w, "x/perf.data", path);  (entries known before)
- *	FILE *f = archive_writer_add_stream(w, "x/perf.data.txt");
- *	archive_writer_start(w);   (a thread starts writing the zip)
- *	... fwrite(f) ...; fclose(f);   (the entry ends)
- *	archive_writer_add_file(w, "x/perfcollect.log", log);   (entries known only now)
- *	archive_writer_finish(w);   (joins the thread, appends the late entries)
- *
- * The stream is a bounded buffer: the writer blocks while the compressor is behind, so
- * memory does not grow with the entry.  If writing the archive fails, the stream swallows
- * what is written (the producer finishes its work) and _finish() returns the error.
- * The FILE must be fclose()d before _finish() or _free(). */
+/* An entry whose bytes are written to the returned FILE (unbuffered: write large pieces)
+ * while they are produced: nothing goes to disk but the compressed archive.  No other
+ * entry can be added until it is fclose()d, which ends the entry.  A failed archive write
+ * does not stop the producer: the bytes are dropped and _finish() returns the error. */
 FILE *archive_writer_add_stream(struct archive_writer *w, const char *name);
-int archive_writer_start(struct archive_writer *w);
+/* Waits for the compressors (progress on a terminal), writes the central directory,
+ * renames the archive into place.  -1 with the reason when anything failed. */
+int archive_writer_finish(struct archive_writer *w);
+void archive_writer_free(struct archive_writer *w); /* discards if not finished */
 
 struct archive_reader;
 struct archive_reader *archive_reader_open(const char *zip_path);

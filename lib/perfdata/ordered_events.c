@@ -108,3 +108,12 @@ size_t ordered_events_count(const struct ordered_events *oe)
 {
 	return oe->n;
 }
+
+uint64_t ordered_events_min_offset(const struct ordered_events *oe, uint64_t limit)
+{
+	uint64_t low = limit;
+	for (size_t i = 0; i < oe->n; i++)
+		if (!oe->heap[i].copy && oe->heap[i].file_offset < low)
+			low = oe->heap[i].file_offset;
+	return low;
+}

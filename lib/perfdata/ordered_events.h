@@ -43,5 +43,8 @@ void ordered_events_final(struct ordered_events *oe);
  * Nothing may be queued while released entries remain (the reader drains them first). */
 bool ordered_events_pop(struct ordered_events *oe, struct oe_entry *out);
 size_t ordered_events_count(const struct ordered_events *oe);
+/* The lowest file offset a queued record is read from again (records held as a copy do
+ * not count), or limit if it is lower.  A scan of the queue: call it now and then. */
+uint64_t ordered_events_min_offset(const struct ordered_events *oe, uint64_t limit);
 
 #endif

@@ -21,6 +21,8 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#define DROP_STEP (16u << 20) /* see drop_behind() */
+
 /* A COMPRESSED record may expand to about one ring buffer's worth; more means garbage. */
 #define MAX_DECOMPRESSED (256u << 20)
 
@@ -59,6 +61,7 @@ struct perfdata_reader *perfdata_reader_open(const char *path)
 		return NULL;
 	}
 	r->pos = r->data_start;
+	r->drop_next = r->pos + DROP_STEP;
 	return r;
 }
 
@@ -329,10 +332,26 @@ static void end_of_data(struct perfdata_reader *r, bool failed)
 			 (unsigned long long)r->nr_unknown_id);
 }
 
+/* Releases the mapped pages behind every record still needed (queued or being read), so
+ * that a long perf.data does not stay resident: memory stays flat in the length of the
+ * trace.  Anything that touches them again (a kept pointer) reads them back from the page
+ * cache.  Called every DROP_STEP bytes of progress. */
+static void drop_behind(struct perfdata_reader *r)
+{
+	uint64_t low = ordered_events_min_offset(r->oe, r->pos) & ~(uint64_t)4095;
+	if (low > r->dropped && low <= r->map_size) {
+		madvise((void *)(r->map + r->dropped), low - r->dropped, MADV_DONTNEED);
+		r->dropped = low;
+	}
+	r->drop_next = r->pos + DROP_STEP;
+}
+
 int perfdata_reader_next(struct perfdata_reader *r, struct perfdata_record *rec)
 {
 	free(r->delivered_copy);
 	r->delivered_copy = NULL;
+	if (r->pos >= r->drop_next) /* the record delivered last is no longer needed */
+		drop_behind(r);
 	for (;;) {
 		struct oe_entry e;
 		if (ordered_events_pop(r->oe, &e)) {

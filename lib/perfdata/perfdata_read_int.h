@@ -21,6 +21,7 @@ struct perfdata_reader {
 
 	uint64_t data_start, data_end; /* the data section, clipped to the file */
 	uint64_t pos;		       /* next record in the file */
+	uint64_t dropped, drop_next;   /* pages below `dropped` are released (drop_behind) */
 	bool truncated;
 
 	struct perfdata_evsel **evsels; /* pointers stay valid: pipe files add evsels late */

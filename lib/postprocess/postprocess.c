@@ -6,6 +6,7 @@
  * and appended with the log. */
 #include "postprocess.h"
 #include "base/archive.h"
+#include "base/deflate_chunk.h"
 #include "base/log.h"
 #include "perfdata/perfdata_read.h"
 #include "postprocess_jit.h"
@@ -23,7 +24,6 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include <zip.h>
 
 /* perf script's default --max-stack (PERF_MAX_STACK_DEPTH). */
 #define SCRIPT_MAX_STACK 127
@@ -79,8 +79,8 @@ static void log_header(struct pass *p)
 {
 	struct utsname u;
 	const struct perfdata_reader *r = p->reader;
-	log_info("post-processing %s with perfcollect-c %s (libzip %s)", p->o->perf_data,
-		 PC_VERSION, zip_libzip_version());
+	log_info("post-processing %s with perfcollect-c %s (deflate: %s)", p->o->perf_data,
+		 PC_VERSION, deflate_backend());
 	if (uname(&u) == 0)
 		log_info("this machine: %s %s %s", u.sysname, u.release, u.machine);
 	log_info("recorded by: %s", or_unknown(perfdata_reader_version(r)));
@@ -263,9 +263,10 @@ static void log_summary(struct pass *p)
 			 script_writer_bytes(p->script), p->pass_ns / 1e9, p->pass_cpu_ns / 1e9);
 }
 
-/* The archive, started before the pass: perf.data.txt is compressed on a second thread
- * while the pass writes it (so it never goes to disk), perf.data meanwhile too.  NULL when
- * that cannot be set up: then perf.data.txt goes to out_dir and pack() says what failed. */
+/* The archive, started before the pass: perf.data first (its pieces are compressed while
+ * the symbolizer loads), then perf.data.txt, compressed by the archive's threads while the
+ * pass writes it (so it never goes to disk).  NULL when that cannot be set up: then
+ * perf.data.txt goes to out_dir and pack() says what failed. */
 static struct archive_writer *start_archive(const struct postprocess_opts *o, FILE **txt)
 {
 	*txt = NULL;
@@ -274,15 +275,11 @@ static struct archive_writer *start_archive(const struct postprocess_opts *o, FI
 		return NULL;
 	char *txt_entry = xasprintf("%s.trace/perf.data.txt", o->name);
 	char *data_entry = xasprintf("%s.trace/perf.data", o->name);
-	/* perf.data first: it is compressed while the symbolizer loads, before the first
-	 * line of text is there. */
 	FILE *f = NULL;
 	if (archive_writer_add_file(w, data_entry, o->perf_data) == 0 &&
-	    (f = archive_writer_add_stream(w, txt_entry)) && archive_writer_start(w) == 0) {
+	    (f = archive_writer_add_stream(w, txt_entry))) {
 		*txt = f;
 	} else {
-		if (f)
-			fclose(f);
 		archive_writer_free(w);
 		w = NULL;
 	}

@@ -12,6 +12,22 @@
 /* Text is collected up to this much before it goes to the FILE. */
 #define DRAIN_SIZE (256 * 1024)
 
+/* Formatted frame lines, by (ip, symbol, dso): a trace repeats the same frames over and
+ * over, and copying a line is several times cheaper than formatting it.  Direct-mapped; the
+ * symbol and dso strings live as long as the symbolizer (symbols.h), so their addresses
+ * name them.  The lines themselves sit in a ring of LINE_ARENA bytes: a line is good while
+ * the ring has not come round over it, so the cache takes the same memory on any trace. */
+#define LINE_CACHE_SIZE 32768
+#define LINE_ARENA	(4u << 20)
+#define LINE_MAX_LEN	4096 /* longer lines (huge C++ names) are not kept */
+
+struct cached_line {
+	uint64_t ip;
+	const char *sym, *dso;
+	uint64_t at; /* where in the ring's history the line starts; 0 = empty */
+	uint32_t len;
+};
+
 struct script_writer {
 	FILE *out;
 	int name_width;
@@ -20,6 +36,9 @@ struct script_writer {
 	uint64_t bytes;
 	bool failed;
 	int err;
+	struct cached_line *lines;
+	char *arena;
+	uint64_t arena_pos; /* bytes ever written to the ring, plus 1 (0 marks empty) */
 };
 
 struct script_writer *script_writer_new(FILE *out, int name_width)
@@ -29,6 +48,9 @@ struct script_writer *script_writer_new(FILE *out, int name_width)
 	w->name_width = name_width;
 	w->cap = DRAIN_SIZE + 8192;
 	w->buf = xmalloc(w->cap);
+	w->lines = xcalloc(LINE_CACHE_SIZE, sizeof(*w->lines));
+	w->arena = xmalloc(LINE_ARENA);
+	w->arena_pos = 1;
 	return w;
 }
 
@@ -36,6 +58,8 @@ void script_writer_free(struct script_writer *w)
 {
 	if (!w)
 		return;
+	free(w->lines);
+	free(w->arena);
 	free(w->buf);
 	free(w);
 }
@@ -192,6 +216,40 @@ static void format_frame_tail(struct script_writer *w, const struct frame *f)
 	put_char(w, ')');
 }
 
+/* One callchain line: from the cache, else formatted and kept. */
+static void put_frame_line(struct script_writer *w, const struct frame *f)
+{
+	const char *sym = f->sym ? f->sym : "[unknown]";
+	const char *dso = f->dso ? f->dso : "[unknown]";
+	uint64_t h = (f->ip * 0x9E3779B97F4A7C15ULL) ^ ((uintptr_t)sym * 0xff51afd7ed558ccdULL) ^
+		     ((uintptr_t)dso >> 3);
+	struct cached_line *c = &w->lines[(h >> 40) & (LINE_CACHE_SIZE - 1)];
+	if (c->at && c->ip == f->ip && c->sym == sym && c->dso == dso &&
+	    w->arena_pos - c->at <= LINE_ARENA - c->len) {
+		put_mem(w, w->arena + (c->at - 1) % LINE_ARENA, c->len);
+		return;
+	}
+	size_t start = w->len;
+	put_char(w, '\t');
+	put_num(w, f->ip, false, 16, 16, RIGHT);
+	format_frame_tail(w, f);
+	put_char(w, '\n');
+	size_t n = w->len - start;
+	if (n > LINE_MAX_LEN)
+		return;
+	/* a line does not wrap round the ring's end: skip to its start */
+	size_t off = (w->arena_pos - 1) % LINE_ARENA;
+	if (off + n > LINE_ARENA)
+		w->arena_pos += LINE_ARENA - off, off = 0;
+	memcpy(w->arena + off, w->buf + start, n);
+	c->at = w->arena_pos;
+	c->len = (uint32_t)n;
+	c->ip = f->ip;
+	c->sym = sym;
+	c->dso = dso;
+	w->arena_pos += n;
+}
+
 /* Hands the accumulated text to the FILE in large pieces, which glibc writes straight
  * through without copying it into the stream's own buffer. */
 static int drain(struct script_writer *w)
@@ -219,12 +277,8 @@ int script_writer_sample(struct script_writer *w, const struct script_sample *s)
 	format_header(w, s);
 	if (s->callchain) {
 		put_char(w, '\n');
-		for (size_t i = 0; i < s->nframes; i++) {
-			put_char(w, '\t');
-			put_num(w, s->frames[i].ip, false, 16, 16, RIGHT);
-			format_frame_tail(w, &s->frames[i]);
-			put_char(w, '\n');
-		}
+		for (size_t i = 0; i < s->nframes; i++)
+			put_frame_line(w, &s->frames[i]);
 	} else {
 		put_char(w, ' ');
 		put_num(w, s->ip, false, 16, 16, RIGHT);

@@ -129,7 +129,8 @@ static size_t add_name(struct dso *d, const char *name, const char *suffix)
 	if (demangled)
 		name = demangled;
 	size_t l = strlen(name), ls = suffix ? strlen(suffix) : 0;
-	grow_array((void **)&d->names, &d->names_cap, d->names_len + l + ls + 1, 1);
+	if (d->names_len + l + ls + 1 > d->names_cap)
+		grow_array((void **)&d->names, &d->names_cap, d->names_len + l + ls + 1, 1);
 	size_t off = d->names_len;
 	memcpy(d->names + off, name, l);
 	if (ls)
@@ -160,15 +161,56 @@ static uint64_t to_file_offset(const struct runtime *rt, uint64_t v, const GElf_
 	return v - (sh->sh_addr - sh->sh_offset);
 }
 
+/* What load_symbols() needs of a symbol's section, looked up once per section. */
+struct sec_info {
+	bool known, usable; /* usable: loaded (SHF_ALLOC), with a header in the runtime file */
+	bool is_text;
+	GElf_Shdr sh; /* the runtime file's header (offsets), see load_symbols() */
+};
+
+static const struct sec_info *sec_info(struct sec_info *cache, size_t ncache, Elf *elf,
+				       const struct runtime *rt, size_t shndx)
+{
+	static __thread struct sec_info scratch;
+	struct sec_info *si = shndx < ncache ? &cache[shndx] : &scratch;
+	if (si->known && si != &scratch)
+		return si;
+	memset(si, 0, sizeof(*si));
+	si->known = true;
+	Elf_Scn *scn = elf_getscn(elf, shndx);
+	if (!scn || !gelf_getshdr(scn, &si->sh) || !(si->sh.sh_flags & SHF_ALLOC))
+		return si;
+	Elf *names_from = elf;
+	if (si->sh.sh_type == SHT_NOBITS && rt->elf != elf) {
+		/* a debug file: its sections have no file offsets, the runtime's do */
+		Elf_Scn *rscn = elf_getscn(rt->elf, shndx);
+		if (!rscn || !gelf_getshdr(rscn, &si->sh))
+			return si;
+		names_from = rt->elf;
+	}
+	si->usable = true;
+	si->is_text = section_is_text(names_from, &si->sh);
+	return si;
+}
+
 /* perf's filter: functions and objects, plus labels (NOTYPE) in text sections; only from
  * sections that are loaded (SHF_ALLOC). */
 static size_t load_symbols(struct dso *d, Elf *elf, Elf_Scn *symscn, const struct runtime *rt)
 {
-	GElf_Shdr symsh;
+	GElf_Shdr symsh, strsh;
 	Elf_Data *data = elf_getdata(symscn, NULL);
 	if (!gelf_getshdr(symscn, &symsh) || !data || !symsh.sh_entsize)
 		return 0;
 	size_t n = symsh.sh_size / symsh.sh_entsize, added = 0;
+	/* room for every symbol and name at once, not regrown symbol by symbol */
+	symtab_reserve(&d->tab, n);
+	Elf_Scn *strscn = elf_getscn(elf, symsh.sh_link);
+	if (strscn && gelf_getshdr(strscn, &strsh) && strsh.sh_size < (1u << 30))
+		grow_array((void **)&d->names, &d->names_cap, d->names_len + strsh.sh_size, 1);
+	size_t nsec = 0;
+	if (elf_getshdrnum(elf, &nsec) || nsec > 65536)
+		nsec = 0;
+	struct sec_info *secs = xcalloc(nsec + 1, sizeof(*secs));
 	for (size_t i = 1; i < n; i++) {
 		GElf_Sym sym;
 		if (!gelf_getsym(data, (int)i, &sym))
@@ -179,19 +221,8 @@ static size_t load_symbols(struct dso *d, Elf *elf, Elf_Scn *symscn, const struc
 		bool label = type == STT_NOTYPE;
 		if (!label && type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT)
 			continue;
-		Elf_Scn *scn = elf_getscn(elf, sym.st_shndx);
-		GElf_Shdr sh;
-		if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
-			continue;
-		Elf *names_from = elf;
-		if (sh.sh_type == SHT_NOBITS && rt->elf != elf) {
-			/* a debug file: its sections have no file offsets, the runtime's do */
-			Elf_Scn *rscn = elf_getscn(rt->elf, sym.st_shndx);
-			if (!rscn || !gelf_getshdr(rscn, &sh))
-				continue;
-			names_from = rt->elf;
-		}
-		if (label && !section_is_text(names_from, &sh))
+		const struct sec_info *si = sec_info(secs, nsec, elf, rt, sym.st_shndx);
+		if (!si->usable || (label && !si->is_text))
 			continue;
 		const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
 		if (!name || !*name)
@@ -201,10 +232,11 @@ static size_t load_symbols(struct dso *d, Elf *elf, Elf_Scn *symscn, const struc
 				     : bind == STB_GLOBAL ? SYM_GLOBAL
 							  : SYM_LOCAL;
 		size_t off = add_name(d, name, NULL);
-		symtab_add(&d->tab, to_file_offset(rt, sym.st_value, &sh), sym.st_size, b,
+		symtab_add(&d->tab, to_file_offset(rt, sym.st_value, &si->sh), sym.st_size, b,
 			   (const char *)(uintptr_t)off, NAME_RAW);
 		added++;
 	}
+	free(secs);
 	return added;
 }
 

@@ -33,9 +33,20 @@ static uint16_t module_index(struct kallsyms *k, const char *name, size_t len)
 /* "ADDR TYPE NAME[\t[MODULE]]" */
 static void parse_line(struct kallsyms *k, char *line, bool *all_zero)
 {
-	char *p = line, *end;
-	uint64_t addr = strtoull(p, &end, 16);
-	if (end == p || *end != ' ')
+	/* the address by hand: strtoull() is a fifth of the load time */
+	char *p = line, *end = line;
+	uint64_t addr = 0;
+	for (;; end++) {
+		unsigned c = (unsigned char)*end, v;
+		if (c - '0' < 10)
+			v = c - '0';
+		else if ((c | 0x20) - 'a' < 6)
+			v = (c | 0x20) - 'a' + 10;
+		else
+			break;
+		addr = addr << 4 | v;
+	}
+	if (end == p || end - p > 16 || *end != ' ')
 		return;
 	p = end + 1;
 	char type = *p;
@@ -74,6 +85,10 @@ struct kallsyms *kallsyms_load(const char *path)
 	k->text = text;
 	bool all_zero = true;
 	char *line = text, *end = text + len;
+	size_t lines = 0;
+	for (char *q = text; (q = memchr(q, '\n', end - q)); q++)
+		lines++;
+	symtab_reserve(&k->tab, lines + 1);
 	while (line < end) {
 		char *nl = memchr(line, '\n', end - line);
 		if (nl)

@@ -29,6 +29,7 @@
 #define KERNEL_START	 0xffff800000000000ULL /* x86-64: everything above is the kernel's */
 #define MAX_STACK	 127		       /* perf script's default --max-stack */
 #define FRAME_CACHE_SIZE 16384		       /* power of two */
+#define PID_GEN_SLOTS	 65536		       /* power of two */
 
 static const char UNKNOWN[] = "[unknown]";
 static const char KERNEL_DSO[] = "[kernel.kallsyms]";
@@ -74,7 +75,12 @@ struct symbolizer {
 	bool vdso_tried;
 	struct jit_procs *jit;
 	struct cached_frame *cache;
-	uint32_t gen;
+	/* A cached frame is good while its process's maps are unchanged: each MMAP, FORK or
+	 * COMM of a process bumps its generation here (pids share a slot modulo the table,
+	 * which only invalidates more than needed; kernel frames use the slot of pid -1).
+	 * One counter for everything would empty the cache at every mmap of any process of a
+	 * system-wide trace, several times a millisecond. */
+	uint32_t *pid_gen;
 };
 
 struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
@@ -91,7 +97,9 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
 	s->missing.cls = SF_FILE;
 	s->jit = jit_procs_new(o->side_dir, o->live);
 	s->cache = xcalloc(FRAME_CACHE_SIZE, sizeof(*s->cache));
-	s->gen = 1;
+	s->pid_gen = xmalloc(PID_GEN_SLOTS * sizeof(*s->pid_gen));
+	for (size_t i = 0; i < PID_GEN_SLOTS; i++)
+		s->pid_gen[i] = 1;
 	return s;
 }
 
@@ -112,6 +120,7 @@ void symbolizer_free(struct symbolizer *s)
 	dso_free(s->vdso);
 	jit_procs_free(s->jit);
 	free(s->cache);
+	free(s->pid_gen);
 	free(s->side_dir);
 	free(s->kallsyms_path);
 	free(s);
@@ -148,8 +157,13 @@ void symbolizer_process(struct symbolizer *s, const struct perfdata_record *rec)
 	uint32_t type = rec->header->type;
 	if (type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2 || type == PERF_RECORD_COMM ||
 	    type == PERF_RECORD_FORK) {
-		if (++s->gen == 0)
-			s->gen = 1;
+		/* all four begin with the pid whose maps change (FORK: the child's) */
+		uint32_t pid = UINT32_MAX;
+		if (rec->header->size >= sizeof(*rec->header) + 4)
+			memcpy(&pid, rec->header + 1, 4);
+		uint32_t *g = &s->pid_gen[pid & (PID_GEN_SLOTS - 1)];
+		if (++*g == 0)
+			*g = 1;
 		if (type != PERF_RECORD_COMM && type != PERF_RECORD_FORK)
 			note_jitdump_mmap(s, rec);
 	}
@@ -375,7 +389,7 @@ static void set_file_sym(struct frame *f, const struct map *map, const char *nam
 	f->sym_end = map->start + (hi < size ? hi : size);
 }
 
-/* Returns false when the answer depends on time (JIT) and must not be cached. */
+/* Returns false when the answer depends on time (jitdump) and must not be cached. */
 static bool resolve_user(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64_t time,
 			 struct frame *f)
 {
@@ -427,7 +441,8 @@ static bool resolve_user(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64
 		if (sf->cls == SF_JIT_FILE && str_startswith(map->filename, "/memfd:"))
 			f->dso = jp->dso_name;
 	}
-	return false;
+	/* only jitdump code loads depend on time; a perf map says the same all along */
+	return jp->jitdump == NULL;
 }
 
 static void resolve(struct symbolizer *s, uint32_t pid, bool kernel, uint64_t ip, uint64_t time,
@@ -437,7 +452,8 @@ static void resolve(struct symbolizer *s, uint32_t pid, bool kernel, uint64_t ip
 	uint64_t h =
 	    (ip ^ (ip >> 17) ^ ((uint64_t)key_pid * 0x9E3779B97F4A7C15ULL)) * 0xff51afd7ed558ccdULL;
 	struct cached_frame *c = &s->cache[(h >> 40) & (FRAME_CACHE_SIZE - 1)];
-	if (c->gen == s->gen && c->key_ip == ip && c->key_pid == key_pid) {
+	uint32_t gen = s->pid_gen[key_pid & (PID_GEN_SLOTS - 1)];
+	if (c->gen == gen && c->key_ip == ip && c->key_pid == key_pid) {
 		*f = c->f;
 		return;
 	}
@@ -447,7 +463,7 @@ static void resolve(struct symbolizer *s, uint32_t pid, bool kernel, uint64_t ip
 	else
 		cacheable = resolve_user(s, pid, ip, time, f);
 	if (cacheable) {
-		c->gen = s->gen;
+		c->gen = gen;
 		c->key_ip = ip;
 		c->key_pid = key_pid;
 		c->f = *f;

@@ -33,6 +33,8 @@ struct symtab {
 	void *owner;
 };
 
+/* Room for n more symbols (when the count is known beforehand: no regrowing). */
+void symtab_reserve(struct symtab *t, size_t n);
 void symtab_add(struct symtab *t, uint64_t start, uint64_t size, enum sym_binding b,
 		const char *name, uint16_t aux);
 /* Sort and apply the rules above.  kallsyms: a symbol without a size that is followed by

@@ -1,10 +1,13 @@
-/* Unit tests for archive: round trip through a real zip (libzip + the system's unzip as the
- * independent reader), name safety, and extraction that refuses "../" entries. */
+/* Unit tests for archive: round trip through a real zip (libzip, and the system's unzip and
+ * Python's zipfile as independent readers), stored and deflated entries, write failures, name
+ * safety, and extraction that refuses "../" entries. */
 #include "base/archive.h"
 #include "test.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zip.h>
@@ -81,20 +84,44 @@ int main(void)
 	free(log);
 	archive_reader_free(r);
 
-	/* Streaming: an entry several times the stream's buffer, written while the archive is
-	 * compressed on the writer's thread, plus entries added after it started. */
+	/* Streaming: an entry of many pieces (1 MiB each), compressed by the writer's threads
+	 * while it is written, then more entries after it; an incompressible file is stored. */
 	char *spath = xasprintf("%s/s.trace.zip", dir);
+	char *noise = xasprintf("%s/noise.bin", dir);
+	char *empty = xasprintf("%s/empty", dir);
+	f = fopen(noise, "w");
+	uint64_t x = 88172645463325252ULL;
+	for (int n = 0; n < (3 << 20) / 8; n++) { /* xorshift: does not compress */
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		fwrite(&x, 8, 1, f);
+	}
+	fclose(f);
+	f = fopen(empty, "w");
+	fclose(f);
+	/* Text, then already compressed bytes, then text (perf.data with zstd records between
+	 * uncompressed ones): the compressed middle is stored, the text deflated. */
+	char *mixed = xasprintf("%s/mixed.bin", dir);
+	f = fopen(mixed, "w");
+	for (int n = 0; n < 120000; n++)
+		fprintf(f, "record %d of some metadata\n", n);
+	for (int n = 0; n < (1 << 20) / 8; n++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		fwrite(&x, 8, 1, f);
+	}
+	for (int n = 0; n < 30000; n++)
+		fprintf(f, "record %d of more metadata\n", n);
+	fclose(f);
 	w = archive_writer_new(spath);
 	CHECK(w != NULL);
 	CHECK(archive_writer_add_file(w, "s.trace/input.txt", src) == 0);
 	FILE *sf = archive_writer_add_stream(w, "s.trace/perf.data.txt");
 	CHECK(sf != NULL);
 	CHECK(archive_writer_add_stream(w, "s.trace/second") == NULL);
-	CHECK(archive_writer_start(w) == 0);
+	CHECK(archive_writer_add_buffer(w, "s.trace/during", "x", 1) < 0);
 	size_t expect_len = 0;
 	char *expect = NULL;
 	size_t expect_cap = 0;
-	for (int n = 0; n < 200000; n++) {
+	for (int n = 0; n < 400000; n++) {
 		char line[64];
 		int l = snprintf(line, sizeof(line), "%d sample %x\n", n, n * 2654435761u);
 		grow_array((void **)&expect, &expect_cap, expect_len + l + 1, 1);
@@ -103,20 +130,53 @@ int main(void)
 		CHECK(fwrite(line, 1, l, sf) == (size_t)l);
 	}
 	expect[expect_len] = 0;
+	CHECK(expect_len > 3 << 20);
 	CHECK(fclose(sf) == 0);
 	CHECK(archive_writer_add_buffer(w, "s.trace/perfcollect.log", "late\n", 5) == 0);
 	CHECK(archive_writer_add_file(w, "s.trace/late.txt", src) == 0);
+	CHECK(archive_writer_add_file(w, "s.trace/late.txt", src) < 0); /* twice */
+	CHECK(archive_writer_add_file(w, "s.trace/noise.bin", noise) == 0);
+	CHECK(archive_writer_add_file(w, "s.trace/empty", empty) == 0);
+	CHECK(archive_writer_add_file(w, "s.trace/mixed.bin", mixed) == 0);
 	CHECK(archive_writer_add_buffer(w, "../escape", "x", 1) < 0);
 	CHECK(archive_writer_finish(w) == 0);
 	archive_writer_free(w);
+	struct stat st;
+	CHECK(stat(spath, &st) == 0 && (st.st_mode & 0777) == (0666 & ~022));
+	/* Independent readers: unzip, Python's zipfile (the archive's CRCs and every entry). */
 	if (system("command -v unzip >/dev/null") == 0) {
 		char *cmd = xasprintf("unzip -tq %s >/dev/null", spath);
 		CHECK(system(cmd) == 0);
 		free(cmd);
 	}
+	if (system("command -v python3 >/dev/null") == 0) {
+		char *cmd =
+		    xasprintf("python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); "
+			      "sys.exit(z.testzip() is not None or len(z.namelist()) != 7)' %s",
+			      spath);
+		CHECK(system(cmd) == 0);
+		free(cmd);
+	}
+	/* libzip, checking that local and central headers agree */
+	int err = 0;
+	zip_t *z = zip_open(spath, ZIP_RDONLY | ZIP_CHECKCONS, &err);
+	CHECK(z != NULL);
+	if (z) {
+		zip_stat_t zs;
+		CHECK(zip_stat(z, "s.trace/noise.bin", 0, &zs) == 0);
+		CHECK(zs.comp_method == ZIP_CM_STORE && zs.size == 3 << 20);
+		CHECK(zip_stat(z, "s.trace/perf.data.txt", 0, &zs) == 0);
+		CHECK(zs.comp_method == ZIP_CM_DEFLATE && zs.comp_size < zs.size / 2);
+		CHECK(zip_stat(z, "s.trace/mixed.bin", 0, &zs) == 0);
+		CHECK(zs.comp_method == ZIP_CM_DEFLATE);
+		CHECK(zs.comp_size >= 1 << 20 && zs.comp_size < zs.size / 2);
+		zip_discard(z);
+	}
 	r = archive_reader_open(spath);
 	CHECK(r != NULL);
-	CHECK_EQ_U64(archive_reader_count(r), 4);
+	CHECK_EQ_U64(archive_reader_count(r), 7);
+	CHECK_STR(archive_reader_name(r, 0), "s.trace/input.txt");
+	CHECK_STR(archive_reader_name(r, 1), "s.trace/perf.data.txt");
 	i = archive_reader_find(r, "perf.data.txt");
 	CHECK(i >= 0);
 	e = archive_reader_open_entry(r, i);
@@ -132,38 +192,66 @@ int main(void)
 	fclose(e);
 	CHECK_STR(text, "late\n");
 	free(text);
+	CHECK_EQ_U64(archive_reader_size(r, archive_reader_find(r, "empty")), 0);
+	char *out3 = xasprintf("%s/out3", dir);
+	CHECK(archive_reader_extract_all(r, out3) == 0);
+	char *noise_out = xasprintf("%s/s.trace/noise.bin", out3);
+	char *cmp = xasprintf("cmp -s %s %s", noise, noise_out);
+	CHECK(system(cmp) == 0);
+	free(cmp), free(noise_out);
+	char *mixed_out = xasprintf("%s/s.trace/mixed.bin", out3);
+	cmp = xasprintf("cmp -s %s %s", mixed, mixed_out);
+	CHECK(system(cmp) == 0);
+	free(cmp), free(mixed_out), free(out3), free(mixed);
 	archive_reader_free(r);
 
-	/* The archive cannot be written: the producer is not blocked, _finish() says why. */
+	/* The archive cannot be created: said at once, naming it. */
 	char *bad = xasprintf("%s/nodir/b.zip", dir);
-	w = archive_writer_new(bad);
+	CHECK(archive_writer_new(bad) == NULL);
+	CHECK(strstr(pc_strerror(), "b.zip") != NULL);
+
+	/* Writing fails midway (a file size limit, as a full disk would): the producer is not
+	 * blocked, _finish() says why, and no archive or temporary file is left. */
+	char *full = xasprintf("%s/full/f.zip", dir);
+	char *fulldir = xasprintf("%s/full", dir);
+	CHECK(mkdir(fulldir, 0755) == 0);
+	struct rlimit old_lim, lim = {.rlim_cur = 256 * 1024, .rlim_max = RLIM_INFINITY};
+	getrlimit(RLIMIT_FSIZE, &old_lim);
+	lim.rlim_max = old_lim.rlim_max;
+	signal(SIGXFSZ, SIG_IGN);
+	CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+	w = archive_writer_new(full);
 	CHECK(w != NULL);
-	sf = archive_writer_add_stream(w, "b.trace/perf.data.txt");
+	CHECK(archive_writer_add_file(w, "f.trace/noise.bin", noise) == 0);
+	sf = archive_writer_add_stream(w, "f.trace/perf.data.txt");
 	CHECK(sf != NULL);
-	CHECK(archive_writer_start(w) == 0);
 	CHECK(fwrite(expect, 1, expect_len, sf) == expect_len);
 	fclose(sf);
-	CHECK(archive_writer_add_buffer(w, "b.trace/perfcollect.log", "x", 1) == 0);
 	CHECK(archive_writer_finish(w) < 0);
-	CHECK(strstr(pc_strerror(), "b.zip") != NULL);
+	CHECK(strstr(pc_strerror(), "f.zip") != NULL);
 	archive_writer_free(w);
-	CHECK(access(bad, F_OK) != 0);
+	setrlimit(RLIMIT_FSIZE, &old_lim);
+	char *ls = xasprintf("test -z \"$(ls -A %s)\"", fulldir);
+	CHECK(system(ls) == 0);
 
 	/* Freed without _finish(): nothing is left behind. */
-	char *gone = xasprintf("%s/gone.zip", dir);
+	char *gone = xasprintf("%s/gone/g.zip", dir);
+	char *gonedir = xasprintf("%s/gone", dir);
+	CHECK(mkdir(gonedir, 0755) == 0);
 	w = archive_writer_new(gone);
 	sf = archive_writer_add_stream(w, "g.trace/perf.data.txt");
-	CHECK(archive_writer_start(w) == 0);
 	fwrite(expect, 1, expect_len / 2, sf);
 	fclose(sf);
 	archive_writer_free(w);
-	CHECK(access(gone, F_OK) != 0);
-	free(expect), free(spath), free(bad), free(gone);
+	free(ls);
+	ls = xasprintf("test -z \"$(ls -A %s)\"", gonedir);
+	CHECK(system(ls) == 0);
+	free(expect), free(spath), free(bad), free(gone), free(noise), free(empty);
+	free(full), free(fulldir), free(gonedir), free(ls);
 
 	/* A hostile zip (made with libzip directly) with a "../" entry must not extract. */
 	char *evil = xasprintf("%s/evil.zip", dir);
-	int err;
-	zip_t *z = zip_open(evil, ZIP_CREATE | ZIP_TRUNCATE, &err);
+	z = zip_open(evil, ZIP_CREATE | ZIP_TRUNCATE, &err);
 	zip_file_add(z, "../../pc-archive-escaped", zip_source_buffer(z, "x", 1, 0), 0);
 	CHECK(zip_close(z) == 0);
 	r = archive_reader_open(evil);
