@@ -23,7 +23,7 @@ static void usage(FILE *f, const char *cmd, const struct cli_opt *opts)
 		    f, "usage: perfcollect-c collect <name> [options]\n\n"
 		       "Records CPU samples (cpu-clock, 1000 Hz, user and kernel call stacks) "
 		       "until Ctrl+C,\nSIGTERM, -collectsec or the -pid target's exit, then writes "
-		       "<name>.trace.zip.\n-threadtime and -offcpu add the sched_switch, "
+		       "<name>.trace.zip\nand <name>.nettrace (see -format).\n-threadtime and -offcpu add the sched_switch, "
 		       "sched_stat_sleep and sched_process_exit\ntracepoints (mounting tracefs if "
 		       "needed); -offcpu records them instead of CPU samples.  With -pid the\n"
 		       "switches to its threads from other tasks are recorded too, so each wait "
@@ -57,7 +57,7 @@ static int parse_buffersize(const char *s, uint64_t *bytes)
 static int collect_command(const char *cmd, int argc, char **argv)
 {
 	struct collect_opts o = {.pid = -1};
-	const char *outdir = NULL, *buffersize = NULL;
+	const char *outdir = NULL, *buffersize = NULL, *format = NULL;
 	struct dotnet_events_opts eo = {.set = DOTNET_EVENTS_DEFAULT};
 	bool nolttng = false, noperf = false, gccollectonly = false, gconly = false,
 	     gcwithheap = false, nodotnetevents = false;
@@ -79,6 +79,9 @@ static int collect_command(const char *cmd, int argc, char **argv)
 	    {"system", 0, CLI_FLAG, &o.system, NULL,
 	     "also major and minor page faults with stacks"},
 	    {"outdir", 'o', CLI_STR, &outdir, "DIR", "write <name>.trace.zip in DIR (default .)"},
+	    {"format", 0, CLI_STR, &format, "FMT",
+	     "perfcollect (<name>.trace.zip), nettrace (<name>.nettrace: one file for PerfView "
+	     "with CPU samples, thread time and symbols) or both (default)"},
 	    {"nodotnetipc", 0, CLI_FLAG, &o.no_dotnet_ipc, NULL,
 	     "do not ask a .NET target to write perf maps over its diagnostics IPC"},
 	    {"nodotnetevents", 0, CLI_FLAG, &nodotnetevents, NULL,
@@ -115,6 +118,10 @@ static int collect_command(const char *cmd, int argc, char **argv)
 			"perfcollect-c %s: a trace name is needed: perfcollect-c %s <name> "
 			"[options] (see --help)\n",
 			cmd, cmd);
+		return 2;
+	}
+	if (format && output_format_parse(format, &o.format) < 0) {
+		fprintf(stderr, "perfcollect-c collect: %s\n", pc_strerror());
 		return 2;
 	}
 	if (o.pid == 0) {

@@ -2,7 +2,8 @@
  * with its JIT maps where perf looks for them), a <name>.trace directory or a
  * <name>.trace.zip (extracted to a temporary directory).  Outputs are built in a
  * temporary directory, never in the input, and packed into <name>.trace.zip, which is
- * never the input (a new name is chosen) and is not written at all when merge fails.
+ * never the input (a new name is chosen) and is not written at all when merge fails; the
+ * same pass writes <name>.nettrace beside it (-format says which of the two).
  *
  * A <name>.trace directory a collector left behind (killed, crashed, out of disk) is
  * finished the way the collector would have: JIT maps are taken from the processes that
@@ -77,6 +78,17 @@ static char *strip_suffix(const char *base)
 			return xstrndup(base, bl - sl);
 	}
 	return xstrdup(base);
+}
+
+/* x.trace.zip -> x.nettrace; x.zip -> x.nettrace; anything else gets .nettrace added. */
+static char *nettrace_beside(const char *zip)
+{
+	size_t l = strlen(zip);
+	if (str_endswith(zip, ".trace.zip"))
+		l -= strlen(".trace.zip");
+	else if (str_endswith(zip, ".zip"))
+		l -= strlen(".zip");
+	return xasprintf("%.*s.nettrace", (int)l, zip);
 }
 
 static char *make_temp_dir(const char *what)
@@ -249,9 +261,14 @@ static char *output_name(const char *input, const char *out, const char *name)
 
 int cmd_merge(int argc, char **argv)
 {
-	const char *out = NULL;
+	const char *out = NULL, *format_name = NULL;
 	const struct cli_opt opts[] = {
-	    {"o", 0, CLI_STR, &out, "FILE", "the archive to write (default <name>.trace.zip)"},
+	    {"o", 0, CLI_STR, &out, "FILE",
+	     "the archive to write (default <name>.trace.zip); the .nettrace goes beside it "
+	     "(with -format nettrace, FILE may name the .nettrace)"},
+	    {"format", 0, CLI_STR, &format_name, "FMT",
+	     "perfcollect (the trace.zip), nettrace (<name>.nettrace beside it: one file for "
+	     "PerfView) or both (default)"},
 	    {0},
 	};
 	const char *pos[1];
@@ -264,13 +281,19 @@ int cmd_merge(int argc, char **argv)
 		    "usage: perfcollect-c merge <perf.data | name.trace | name.trace.zip> "
 		    "[-o out.trace.zip]\n\n"
 		    "Symbolizes perf.data into perf.data.txt (the text of perf script) and packs\n"
-		    "it with perf.data, the JIT maps and perfcollect.log.\n\noptions:\n");
+		    "it with perf.data, the JIT maps and perfcollect.log; the same pass writes\n"
+		    "<name>.nettrace beside it (see -format).\n\noptions:\n");
 		cli_print_options(stdout, opts);
 		return 0;
 	}
 	if (npos != 1) {
 		fprintf(stderr, "usage: perfcollect-c merge <perf.data | name.trace | "
 				"name.trace.zip> [-o out.trace.zip]\n");
+		return 2;
+	}
+	enum output_format format = FORMAT_BOTH;
+	if (format_name && output_format_parse(format_name, &format) < 0) {
+		fprintf(stderr, "perfcollect-c merge: %s\n", pc_strerror());
 		return 2;
 	}
 	struct merge_input in = {.lock_fd = -1};
@@ -285,6 +308,11 @@ int cmd_merge(int argc, char **argv)
 		merge_input_free(&in);
 		return 1;
 	}
+	char *nettrace = nettrace_beside(zip);
+	if (format == FORMAT_NETTRACE && out && !str_endswith(zip, ".zip")) {
+		free(nettrace); /* -o names the .nettrace itself */
+		nettrace = xstrdup(zip);
+	}
 	if (in.left_over) {
 		struct perfdata_reader *pr = perfdata_reader_open(in.perf_data);
 		if (!pr) {
@@ -295,6 +323,7 @@ int cmd_merge(int argc, char **argv)
 			    "it: rm -r %s\n",
 			    in.trace_dir, pc_strerror(), pos[0]);
 			free(zip);
+			free(nettrace);
 			merge_input_free(&in);
 			return 1;
 		}
@@ -302,17 +331,19 @@ int cmd_merge(int argc, char **argv)
 		fprintf(stderr,
 			"perfcollect-c merge: %s was left by a collection that did not finish; "
 			"finishing it into %s\n",
-			in.trace_dir, zip);
+			in.trace_dir, format == FORMAT_NETTRACE ? nettrace : zip);
 	}
 	char *work = make_temp_dir("merge");
 	if (!work) {
 		fprintf(stderr, "perfcollect-c merge: %s\n", pc_strerror());
 		free(zip);
+		free(nettrace);
 		merge_input_free(&in);
 		return 1;
 	}
 	start_log(&in, work);
-	log_info("merge %s -> %s", pos[0], zip);
+	const char *output = format == FORMAT_NETTRACE ? nettrace : zip;
+	log_info("merge %s -> %s", pos[0], output);
 	struct postprocess_opts po = {
 	    .trace_dir = in.trace_dir,
 	    .name = in.name,
@@ -324,16 +355,18 @@ int cmd_merge(int argc, char **argv)
 	    .out_dir = work,
 	    .loose = in.loose,
 	    .all_or_nothing = true,
+	    .format = format,
+	    .nettrace_path = nettrace,
 	};
 	struct postprocess_stats st;
 	struct stat before, after;
-	bool existed = stat(zip, &before) == 0;
+	bool existed = stat(output, &before) == 0;
 	int r = postprocess_run(&po, &st);
 	log_close();
 	int ret = 0;
 	/* The archive is renamed into place when complete: another file there now (a new
 	 * inode, or the old number reused by a file renamed in later) means it was written. */
-	bool wrote = stat(zip, &after) == 0 &&
+	bool wrote = stat(output, &after) == 0 &&
 		     (!existed || after.st_ino != before.st_ino || after.st_dev != before.st_dev ||
 		      after.st_ctim.tv_sec != before.st_ctim.tv_sec ||
 		      after.st_ctim.tv_nsec != before.st_ctim.tv_nsec);
@@ -344,19 +377,22 @@ int cmd_merge(int argc, char **argv)
 	}
 	if (wrote)
 		fprintf(stderr,
-			"perfcollect-c: wrote %s: %" PRIu64 " samples, %" PRIu64 " lost%s\n", zip,
-			st.samples, st.lost, st.truncated ? " (perf.data was truncated)" : "");
+			"perfcollect-c: wrote %s%s%s: %" PRIu64 " samples, %" PRIu64 " lost%s\n",
+			output, format == FORMAT_BOTH && st.nettrace ? " and " : "",
+			format == FORMAT_BOTH && st.nettrace ? nettrace : "", st.samples, st.lost,
+			st.truncated ? " (perf.data was truncated)" : "");
 	if (in.left_over)
 		collect_undo_left_over(in.trace_dir);
 	if (wrote && r == 0 && in.left_over) {
 		/* Finished as the collector would have: its working directory goes. */
 		if (rm_rf(in.trace_dir) == 0)
 			fprintf(stderr, "perfcollect-c merge: removed %s (all of it is in %s)\n",
-				in.trace_dir, zip);
+				in.trace_dir, output);
 	}
 	rm_rf(work);
 	free(work);
 	free(zip);
+	free(nettrace);
 	merge_input_free(&in);
 	return ret;
 }

@@ -46,11 +46,11 @@ _perfcollect_c()
 		return
 	fi
 	local cmd=${words[1]} opts=""
-	local collect_opts="-pid -collectsec -freq -F -buffersize -threadtime -offcpu -hwevents -system -o -outdir -nodotnetipc -nodotnetevents -events -rawevents -providers -gccollectonly -gconly -gcwithheap -nolttng -noperf -help"
+	local collect_opts="-pid -collectsec -freq -F -buffersize -threadtime -offcpu -hwevents -system -o -outdir -format -nodotnetipc -nodotnetevents -events -rawevents -providers -gccollectonly -gconly -gcwithheap -nolttng -noperf -help"
 	case $cmd in
 	collect | start) opts=$collect_opts ;;
 	stop) opts="-o -outdir -help" ;;
-	merge) opts="-o -help" ;;
+	merge) opts="-o -format -help" ;;
 	view) opts="-graphtype -processfilter -pid -tid -event -offcpu -runtime -format -o -output -flamegraph -folded -diff -title -width -top -percent-limit -viewer -perfopt -help" ;;
 	log) opts="-tail -help" ;;
 	ls | cat | livetrace) opts="-help" ;;
@@ -78,7 +78,10 @@ _perfcollect_c()
 		COMPREPLY=($(compgen -W "D R S T I" -- "$cur"))
 		return ;;
 	format)
-		[ "$cmd" = view ] && COMPREPLY=($(compgen -W "text svg folded pprof speedscope" -- "$cur"))
+		case $cmd in
+		view) COMPREPLY=($(compgen -W "text svg folded pprof speedscope" -- "$cur")) ;;
+		collect | start | merge) COMPREPLY=($(compgen -W "perfcollect nettrace both" -- "$cur")) ;;
+		esac
 		return ;;
 	o | outdir | output)
 		# collect, start and stop take a directory; the others write a file.

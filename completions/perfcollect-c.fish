@@ -56,6 +56,7 @@ complete -c perfcollect-c -n $c -o hwevents -l hwevents -d 'hardware events'
 complete -c perfcollect-c -n $c -o system -l system -d 'page faults'
 complete -c perfcollect-c -n $c -o o -l o -x -a '(__fish_complete_directories)' -d 'output directory'
 complete -c perfcollect-c -n $c -o outdir -l outdir -x -a '(__fish_complete_directories)' -d 'output directory'
+complete -c perfcollect-c -n $c -o format -l format -x -a 'perfcollect nettrace both' -d 'what to write'
 complete -c perfcollect-c -n $c -o nodotnetipc -l nodotnetipc -d 'no .NET perf map IPC'
 complete -c perfcollect-c -n $c -o nodotnetevents -l nodotnetevents -d 'no .NET runtime events'
 complete -c perfcollect-c -n $c -o events -l events -x -d '.NET events: keyword groups'
@@ -73,6 +74,7 @@ complete -c perfcollect-c -n "__fish_seen_subcommand_from stop" -o outdir -l out
 # merge
 complete -c perfcollect-c -n "__fish_seen_subcommand_from merge" -F
 complete -c perfcollect-c -n "__fish_seen_subcommand_from merge" -o o -l o -r -d 'archive to write'
+complete -c perfcollect-c -n "__fish_seen_subcommand_from merge" -o format -l format -x -a 'perfcollect nettrace both' -d 'what to write'
 # view: traces only, then its options
 set -l v "__fish_seen_subcommand_from view"
 complete -c perfcollect-c -n $v -a '(__perfcollect_c_files .trace.zip .nettrace)'

@@ -787,16 +787,20 @@ int collect_run(const struct collect_opts *o)
 	perfdata_writer_free(c.w);
 	c.w = NULL;
 
-	log_say("Writing %s ...", c.zip_path);
+	char *nettrace = xasprintf("%s/%s.nettrace", o->outdir ? o->outdir : ".", o->name);
+	const char *output = o->format == FORMAT_NETTRACE ? nettrace : c.zip_path;
+	log_say("Writing %s ...", output);
 	struct postprocess_opts ppo = {
 	    .trace_dir = c.trace_dir,
 	    .name = o->name,
 	    .zip_path = c.zip_path,
 	    .live = true,
+	    .format = o->format,
+	    .nettrace_path = nettrace,
 	};
 	struct postprocess_stats pst;
 	memset(&pst, 0, sizeof(pst));
-	if (postprocess_run(&ppo, &pst) < 0 || access(c.zip_path, F_OK) < 0) {
+	if (postprocess_run(&ppo, &pst) < 0 || access(output, F_OK) < 0) {
 		/* The trace directory stays: it is all the user has, and merge finishes it. */
 		char *pp_err = xstrdup(pc_strerror());
 		char *cmd = tracedir_merge_command(&td);
@@ -810,17 +814,23 @@ int collect_run(const struct collect_opts *o)
 		free(cmd);
 		free(pp_err);
 		free(rec_err);
+		free(nettrace);
 		goto out;
 	}
 	log_close();
 	if (rm_rf(c.trace_dir) < 0)
 		fprintf(stderr, "perfcollect-c: warning: %s\n", pc_strerror());
-	fprintf(stderr, "Trace saved to %s\n", c.zip_path);
+	if (access(c.zip_path, F_OK) == 0)
+		fprintf(stderr, "Trace saved to %s\n", c.zip_path);
+	if (pst.nettrace)
+		fprintf(stderr, "%s saved to %s\n",
+			o->format == FORMAT_NETTRACE ? "Trace" : "NetTrace", nettrace);
 	rc = rec_err ? -1 : 0;
 	if (rec_err)
 		pc_err("recording stopped early: %s; what was recorded until then is in %s",
-		       rec_err, c.zip_path);
+		       rec_err, output);
 	free(rec_err);
+	free(nettrace);
 	goto out;
 
 abandon:

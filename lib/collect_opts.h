@@ -6,6 +6,7 @@
 
 #include "base/util.h"
 #include "dotnet/eventpipe_session.h"
+#include "postprocess/postprocess.h"
 
 struct collect_opts {
 	const char *name;    /* <name>.trace.zip */
@@ -21,6 +22,7 @@ struct collect_opts {
 	/* -gccollectonly, -gconly, -gcwithheap: as perfcollect, no CPU samples (perf.data then
 	 * holds only the processes' side-band records). */
 	bool no_cpu_samples;
+	enum output_format format; /* the trace.zip, <name>.nettrace, or both */
 	int argc; /* the command line, for perf.data's cmdline and the log */
 	char **argv;
 	/* Lines about accepted options that do not apply (e.g. "-gconly: ..."), said on

@@ -229,6 +229,15 @@ void pd_read_feature(struct perfdata_reader *r, unsigned feat, const uint8_t *p,
 	case HEADER_EVENT_DESC:
 		read_event_desc(r, p, end);
 		break;
+	case HEADER_CLOCK_DATA:
+		/* u32 version, u32 clockid, u64 wall clock ns, u64 clockid ns */
+		if (size >= 24 && get_u32(p) >= 1) {
+			r->has_clock_data = true;
+			r->clockid = (int)get_u32(p + 4);
+			r->clock_wall_ns = get_u64(p + 8);
+			r->clock_ns = get_u64(p + 16);
+		}
+		break;
 	case HEADER_COMPRESSED:
 		/* u32 version, type, level, ratio, mmap_len */
 		if (size >= 8)

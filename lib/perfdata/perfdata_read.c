@@ -458,6 +458,17 @@ int perfdata_reader_nrcpus(const struct perfdata_reader *r)
 	return r->nrcpus;
 }
 
+bool perfdata_reader_clock_data(const struct perfdata_reader *r, int *clockid, uint64_t *wall_ns,
+				uint64_t *clock_ns)
+{
+	if (!r->has_clock_data)
+		return false;
+	*clockid = r->clockid;
+	*wall_ns = r->clock_wall_ns;
+	*clock_ns = r->clock_ns;
+	return true;
+}
+
 const void *perfdata_reader_tracing_data(const struct perfdata_reader *r, size_t *size)
 {
 	*size = r->tracing_data ? r->tracing_size : 0;

@@ -86,6 +86,10 @@ const char *perfdata_reader_version(const struct perfdata_reader *r);
 const char *perfdata_reader_arch(const struct perfdata_reader *r);
 const char *perfdata_reader_cmdline(const struct perfdata_reader *r);
 int perfdata_reader_nrcpus(const struct perfdata_reader *r);
+/* HEADER_CLOCK_DATA: the wall clock (ns since the epoch) and the sampling clock read at one
+ * moment, to turn sample times into times of day; false when the file lacks it. */
+bool perfdata_reader_clock_data(const struct perfdata_reader *r, int *clockid, uint64_t *wall_ns,
+				uint64_t *clock_ns);
 /* HEADER_TRACING_DATA (or PERF_RECORD_HEADER_TRACING_DATA) blob, for libtraceevent. */
 const void *perfdata_reader_tracing_data(const struct perfdata_reader *r, size_t *size);
 bool perfdata_reader_truncated(const struct perfdata_reader *r);

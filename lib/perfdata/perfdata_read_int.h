@@ -34,6 +34,9 @@ struct perfdata_reader {
 	uint64_t features[HEADER_FEAT_BITS / 64];
 	char *hostname, *osrelease, *version, *arch, *cmdline;
 	int nrcpus;
+	bool has_clock_data; /* HEADER_CLOCK_DATA */
+	int clockid;
+	uint64_t clock_wall_ns, clock_ns;
 	const void *tracing_data; /* into the map, or tracing_copy */
 	size_t tracing_size;
 	void *tracing_copy;

@@ -11,11 +11,13 @@
 #include "perfdata/perfdata_read.h"
 #include "postprocess_jit.h"
 #include "postprocess_nettrace.h"
+#include "postprocess_unified.h"
 #include "trace_fields.h"
 #include "script.h"
 #include "symbols/symbols.h"
 
 #include <errno.h>
+#include <strings.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +34,10 @@ struct pass {
 	struct postprocess_stats *st;
 	struct perfdata_reader *reader;
 	struct symbolizer *sym;
-	struct script_writer *script;
-	struct trace_fields *tf; /* tracepoint samples' `trace` field */
-	uint64_t *evsel_samples; /* per evsel index */
+	struct script_writer *script; /* NULL without perf.data.txt (the NetTrace alone) */
+	struct nettrace_out *nt;      /* NULL without a NetTrace */
+	struct trace_fields *tf;      /* tracepoint samples' `trace` field */
+	uint64_t *evsel_samples;      /* per evsel index */
 	size_t nr_evsels;
 	uint64_t frames, unresolved, no_cpu_samples;
 	uint64_t pass_ns, pass_cpu_ns;
@@ -108,6 +111,14 @@ static void count_lost(struct pass *p, const struct perf_event_header *h)
 		p->st->lost += body[0];
 }
 
+/* The NetTrace could not be written (a full disk): said once; perf.data.txt goes on. */
+static void nettrace_failed(struct pass *p)
+{
+	log_warn("%s: %s; the NetTrace is left out", p->o->nettrace_path, pc_strerror());
+	nettrace_out_free(p->nt);
+	p->nt = NULL;
+}
+
 static int write_sample(struct pass *p, const struct perfdata_record *rec, struct frame *frames)
 {
 	const struct perf_sample *s = &rec->sample;
@@ -122,8 +133,14 @@ static int write_sample(struct pass *p, const struct perfdata_record *rec, struc
 	size_t idx = evsel_index(p, ev);
 	if (idx < p->nr_evsels)
 		p->evsel_samples[idx]++;
+	const char *comm = machine_comm(symbolizer_machine(p->sym), s->pid, s->tid);
+	const char *trace = trace_fields_text(p->tf, rec);
+	if (p->nt && nettrace_out_sample(p->nt, s, frames, n, comm, trace) < 0)
+		nettrace_failed(p);
+	if (!p->script)
+		return 0;
 	struct script_sample ss = {
-	    .comm = machine_comm(symbolizer_machine(p->sym), s->pid, s->tid),
+	    .comm = comm,
 	    .pid = (int32_t)s->pid,
 	    .tid = (int32_t)s->tid,
 	    .has_cpu = s->has_cpu,
@@ -132,7 +149,7 @@ static int write_sample(struct pass *p, const struct perfdata_record *rec, struc
 	    .time = s->time,
 	    .period = s->period,
 	    .event = ev ? ev->name : NULL,
-	    .trace = trace_fields_text(p->tf, rec),
+	    .trace = trace,
 	    .callchain = ev && (ev->attr.sample_type & PERF_SAMPLE_CALLCHAIN),
 	    .ip = s->ip,
 	    .frames = frames,
@@ -151,7 +168,7 @@ static int run_pass(struct pass *p, FILE *out)
 		if (n && (int)strlen(n) > name_width)
 			name_width = (int)strlen(n);
 	}
-	p->script = script_writer_new(out, name_width);
+	p->script = out ? script_writer_new(out, name_width) : NULL;
 	struct frame *frames = xcalloc(SCRIPT_MAX_STACK + 1, sizeof(*frames));
 	struct progress *prog =
 	    progress_new("post-processing", perfdata_reader_data_size(p->reader));
@@ -171,6 +188,8 @@ static int run_pass(struct pass *p, FILE *out)
 			if (type == PERF_RECORD_LOST || type == PERF_RECORD_LOST_SAMPLES)
 				count_lost(p, rec.header);
 			symbolizer_process(p->sym, &rec);
+			if (p->nt && nettrace_out_record(p->nt, &rec) < 0)
+				nettrace_failed(p);
 		}
 		if ((p->st->records & 1023) == 0)
 			progress_update(prog, perfdata_reader_data_pos(p->reader));
@@ -187,7 +206,7 @@ static int run_pass(struct pass *p, FILE *out)
 			 " records, %" PRIu64 " samples",
 			 p->st->records, p->st->samples);
 	}
-	if (script_writer_flush(p->script) < 0)
+	if (p->script && script_writer_flush(p->script) < 0)
 		ret = -1;
 	p->pass_ns = monotonic_ns() - t0;
 	p->pass_cpu_ns = cpu_ns() - cpu0;
@@ -265,25 +284,37 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 	struct symbolizer_opts so = {.side_dir = o->trace_dir, .live = o->live, .symfs = o->symfs};
 	p.sym = symbolizer_new(&so);
 	int ret = -1;
+	bool zip = o->format != FORMAT_NETTRACE;
 	char *txt_path = xasprintf("%s/perf.data.txt", out_dir);
 	FILE *out = NULL;
-	if (p.sym && (*w = start_archive(o, &out)) == NULL)
+	if (p.sym && o->format != FORMAT_PERFCOLLECT &&
+	    !(p.nt = nettrace_out_new(o->nettrace_path, p.reader, p.sym)))
+		log_warn("%s", pc_strerror());
+	if (p.sym && zip && (*w = start_archive(o, &out)) == NULL)
 		out = fopen(txt_path, "we");
 	if (!p.sym) {
 		log_warn("cannot symbolize: %s", pc_strerror());
-	} else if (!out) {
+	} else if (zip && !out) {
 		pc_err_errno("cannot create %s", txt_path);
 		log_warn("%s", pc_strerror());
-	} else {
+	} else if (zip || p.nt) {
 		ret = run_pass(&p, out);
-		if (fclose(out) != 0 && ret == 0)
+		if (out && fclose(out) != 0 && ret == 0)
 			ret = pc_err_errno("cannot write %s", txt_path);
 		if (ret < 0)
 			log_warn("%s", pc_strerror());
-		*txt = true;
+		*txt = out != NULL;
+		if (p.nt && nettrace_out_finish(p.nt) < 0)
+			log_warn("%s", pc_strerror());
+		else if (p.nt)
+			st->nettrace = true;
+		if (!zip && !st->nettrace)
+			ret = -1;
 		log_summary(&p);
-		jitfiles_collect(jf, p.sym);
+		if (zip)
+			jitfiles_collect(jf, p.sym);
 	}
+	nettrace_out_free(p.nt);
 	script_writer_free(p.script);
 	trace_fields_free(p.tf);
 	symbolizer_free(p.sym);
@@ -305,9 +336,9 @@ static int add_entry(struct archive_writer *w, const char *name, const char *fil
 	return r;
 }
 
-/* Packs the archive: perf.data, perf.data.txt, JIT files, the log.  w: the archive that
- * start_archive() began, which holds perf.data and perf.data.txt already. */
-static int pack(const struct postprocess_opts *o, const char *out_dir, bool txt,
+/* Packs the archive: perf.data, perf.data.txt, JIT files, the NetTrace, the log.  w: the
+ * archive that start_archive() began, which holds perf.data and perf.data.txt already. */
+static int pack(const struct postprocess_opts *o, const char *out_dir, bool txt, bool nettrace,
 		struct jitfiles *jf, struct archive_writer *w)
 {
 	int r = 0;
@@ -334,6 +365,12 @@ static int pack(const struct postprocess_opts *o, const char *out_dir, bool txt,
 	for (size_t i = 0; r == 0 && i < nnt; i++)
 		r = add_entry(w, o->name, nt[i], o->trace_dir);
 	nettrace_files_free(nt, nnt);
+	if (r == 0 && nettrace) {
+		char *entry = xasprintf("%s.trace/%s.nettrace", o->name, o->name);
+		if ((r = archive_writer_add_file(w, entry, o->nettrace_path)) < 0)
+			log_warn("%s", pc_strerror());
+		free(entry);
+	}
 	char *log_path = xasprintf("%s/perfcollect.log", out_dir);
 	if (r == 0) {
 		log_info("writing %s", o->zip_path);
@@ -347,6 +384,21 @@ static int pack(const struct postprocess_opts *o, const char *out_dir, bool txt,
 	return r;
 }
 
+int output_format_parse(const char *s, enum output_format *f)
+{
+	static const char *const names[] = {[FORMAT_BOTH] = "both",
+					    [FORMAT_PERFCOLLECT] = "perfcollect",
+					    [FORMAT_NETTRACE] = "nettrace"};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcasecmp(s, names[i])) {
+			*f = (enum output_format)i;
+			return 0;
+		}
+	return pc_err("-format %s: it is perfcollect (the trace.zip), nettrace (one .nettrace "
+		      "file for PerfView) or both",
+		      s);
+}
+
 int postprocess_run(const struct postprocess_opts *o_in, struct postprocess_stats *st)
 {
 	struct postprocess_opts o = *o_in;
@@ -357,6 +409,21 @@ int postprocess_run(const struct postprocess_opts *o_in, struct postprocess_stat
 	char *perf_data = o.perf_data ? NULL : xasprintf("%s/perf.data", o.trace_dir);
 	if (perf_data)
 		o.perf_data = perf_data;
+	if (!o.nettrace_path)
+		o.format = FORMAT_PERFCOLLECT;
+	/* The .NET runtime's own events are not in the unified NetTrace yet: with them the
+	 * archive is written too, so that nothing recorded is lost. */
+	if (o.format == FORMAT_NETTRACE && !o.loose) {
+		size_t nnt = 0;
+		char **nt = nettrace_files_find(o.trace_dir, &nnt);
+		nettrace_files_free(nt, nnt);
+		if (nnt) {
+			log_say("-format nettrace: the .NET runtime events (%zu file(s)) go into %s, "
+				"beside the .nettrace of the CPU samples",
+				nnt, o.zip_path);
+			o.format = FORMAT_BOTH;
+		}
+	}
 	const char *out_dir = o.out_dir ? o.out_dir : o.trace_dir;
 
 	struct jitfiles *jf = jitfiles_new(o.trace_dir, out_dir);
@@ -368,11 +435,11 @@ int postprocess_run(const struct postprocess_opts *o_in, struct postprocess_stat
 		jitfiles_add_dir(jf);
 	jitfiles_log(jf);
 	int pr;
-	if (ret < 0 && o.all_or_nothing) {
-		archive_writer_free(w); /* discards what it began */
+	if ((ret < 0 && o.all_or_nothing) || o.format == FORMAT_NETTRACE) {
+		archive_writer_free(w); /* discards what it began, if anything */
 		pr = 0;
 	} else {
-		pr = pack(&o, out_dir, txt, jf, w);
+		pr = pack(&o, out_dir, txt, st->nettrace, jf, w);
 	}
 	if (pr < 0)
 		ret = -1;

@@ -3,6 +3,9 @@
  * perfcollect.log's summary and pack <name>.trace.zip.  `collect` calls it when recording
  * ends; `merge` calls it alone.
  *
+ * With a NetTrace (postprocess_nettrace.h), the same pass writes <name>.nettrace: beside
+ * the archive, and inside it as <name>.trace/<name>.nettrace.
+ *
  * The log goes to whatever log_open() opened (the caller opens <out_dir>/perfcollect.log
  * before calling, so the archive carries it).  Damaged input (a truncated perf.data, a bad
  * record, a missing map) is said in the log and on stderr and the archive is still written
@@ -14,11 +17,18 @@
 
 #include "base/util.h"
 
+/* What to write: perfcollect's archive, the NetTrace, or both (the default). */
+enum output_format { FORMAT_BOTH, FORMAT_PERFCOLLECT, FORMAT_NETTRACE };
+/* "perfcollect", "nettrace" or "both" (any case); -1 with pc_err() naming them otherwise. */
+int output_format_parse(const char *s, enum output_format *f);
+
 struct postprocess_opts {
 	const char *trace_dir; /* holds perf.data (and side files); perf.data.txt goes here */
 	const char *name;      /* archive entries are "<name>.trace/<file>" */
 	const char *zip_path;  /* the archive to write */
 	bool live;	       /* recorded processes may still run: find maps via /proc */
+	enum output_format format;
+	const char *nettrace_path; /* <name>.nettrace; NULL: the archive alone */
 	/* For merge (all optional): */
 	const char *perf_data; /* NULL: <trace_dir>/perf.data */
 	const char *out_dir;   /* perf.data.txt and copied side files go here, trace_dir is
@@ -32,6 +42,7 @@ struct postprocess_opts {
 };
 
 struct postprocess_stats {
+	bool nettrace; /* nettrace_path was written */
 	uint64_t samples;
 	uint64_t records;
 	uint64_t lost;

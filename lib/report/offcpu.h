@@ -23,22 +23,10 @@
 #define PC_OFFCPU_H
 
 #include "calltree.h"
+#include "perfdata/sched_switch.h"
 #include "stackfile.h"
 
 #define OFFCPU_EVENT "sched:sched_switch"
-
-struct sched_switch {
-	int prev_pid, next_pid;
-	bool blocked; /* prev_state is one of the waiting states above */
-	char prev_state[8];
-};
-
-/* Parses the trace field of a sched_switch sample ("prev_comm=a prev_pid=1 prev_prio=120
- * prev_state=S ==> next_comm=b next_pid=2 next_prio=120"); 0, or -1 when a field is missing
- * or malformed (no pc_err). */
-int offcpu_parse_switch(const char *trace, struct sched_switch *sw);
-/* Whether a prev_state value ("S", "D|K", "R+", ...) is a blocked one. */
-bool offcpu_state_blocked(const char *state);
 
 struct offcpu_stats {
 	uint64_t switches;     /* sched_switch samples seen */

@@ -29,6 +29,8 @@ struct dso {
 	char *source;
 	uint8_t build_id[64];
 	size_t build_id_size;
+	bool has_exec_load; /* the runtime file's first executable PT_LOAD */
+	uint64_t exec_vaddr, exec_offset;
 };
 
 /* The runtime file: its PT_LOAD headers turn symbol addresses into file offsets. */
@@ -434,8 +436,14 @@ static void load_elf(struct dso *d, Elf *elf, const char *root, const char *path
 		rt.loads = xcalloc(nph, sizeof(*rt.loads));
 		for (size_t i = 0; i < nph; i++) {
 			GElf_Phdr ph;
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
-				rt.loads[rt.nloads++] = ph;
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			rt.loads[rt.nloads++] = ph;
+			if ((ph.p_flags & PF_X) && !d->has_exec_load) {
+				d->has_exec_load = true;
+				d->exec_vaddr = ph.p_vaddr;
+				d->exec_offset = ph.p_offset;
+			}
 		}
 	}
 	d->build_id_size = read_build_id(elf, d->build_id, sizeof(d->build_id));
@@ -512,11 +520,15 @@ void dso_free(struct dso *d)
 	free(d);
 }
 
-const char *dso_find_symbol(const struct dso *d, uint64_t off)
+const char *dso_find_symbol(const struct dso *d, uint64_t off, uint64_t range[2])
 {
 	const struct sym *s = symtab_find(&d->tab, off);
 	if (!s)
 		return NULL;
+	if (range) {
+		range[0] = s->start;
+		range[1] = s->end;
+	}
 	/* Demangling on first use caches into the table: d is const to callers only. */
 	struct dso *md = (struct dso *)d;
 	return shown_name(md, &md->tab.syms[s - d->tab.syms]);
@@ -530,6 +542,13 @@ size_t dso_nr_symbols(const struct dso *d)
 const char *dso_symbol_source(const struct dso *d)
 {
 	return d->source;
+}
+
+bool dso_exec_load(const struct dso *d, uint64_t *vaddr, uint64_t *offset)
+{
+	*vaddr = d->exec_vaddr;
+	*offset = d->exec_offset;
+	return d->has_exec_load;
 }
 
 const uint8_t *dso_build_id(const struct dso *d, size_t *size)

@@ -23,12 +23,15 @@ struct dso *dso_new_fd(int fd, const char *root, const char *path);
 struct dso *dso_new_mem(const void *image, size_t size, const char *path);
 void dso_free(struct dso *d);
 
-/* Name of the symbol covering file offset off, or NULL. */
-const char *dso_find_symbol(const struct dso *d, uint64_t off);
+/* Name of the symbol covering file offset off, or NULL.  range (may be NULL) gets the file
+ * offsets [start, end) the symbol spans. */
+const char *dso_find_symbol(const struct dso *d, uint64_t off, uint64_t range[2]);
 size_t dso_nr_symbols(const struct dso *d);
 /* Where the symbols came from: ".symtab", "debuglink <path>", "build-id <path>",
  * ".dynsym", ".dynsym+.gnu_debugdata", or why there are none. */
 const char *dso_symbol_source(const struct dso *d);
+/* p_vaddr and p_offset of the file's first executable PT_LOAD; false when it has none. */
+bool dso_exec_load(const struct dso *d, uint64_t *vaddr, uint64_t *offset);
 /* GNU build-id (0 size when the file has none). */
 const uint8_t *dso_build_id(const struct dso *d, size_t *size);
 

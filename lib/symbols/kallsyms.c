@@ -115,12 +115,17 @@ void kallsyms_free(struct kallsyms *k)
 	free(k);
 }
 
-const char *kallsyms_lookup(const struct kallsyms *k, uint64_t addr, const char **module)
+const char *kallsyms_lookup(const struct kallsyms *k, uint64_t addr, const char **module,
+			    uint64_t range[2])
 {
 	const struct sym *s = symtab_find(&k->tab, addr);
 	*module = NULL;
 	if (!s)
 		return NULL;
+	if (range) {
+		range[0] = s->start;
+		range[1] = s->end;
+	}
 	if (s->aux && s->aux <= k->nmodules)
 		*module = k->modules[s->aux - 1];
 	return s->name;

@@ -14,8 +14,9 @@ struct kallsyms;
 struct kallsyms *kallsyms_load(const char *path);
 void kallsyms_free(struct kallsyms *k);
 /* The symbol covering addr, or NULL.  *module gets "[name]" for module symbols, NULL for
- * the kernel image. */
-const char *kallsyms_lookup(const struct kallsyms *k, uint64_t addr, const char **module);
+ * the kernel image; range (may be NULL) the addresses [start, end) the symbol spans. */
+const char *kallsyms_lookup(const struct kallsyms *k, uint64_t addr, const char **module,
+			    uint64_t range[2]);
 size_t kallsyms_count(const struct kallsyms *k);
 /* true when every address read was 0 (kptr_restrict hid them). */
 bool kallsyms_restricted(const struct kallsyms *k);

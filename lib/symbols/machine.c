@@ -461,6 +461,15 @@ const char *machine_comm(struct machine *m, uint32_t pid, uint32_t tid)
 	return m->tidbuf;
 }
 
+bool machine_thread_pid(struct machine *m, uint32_t tid, uint32_t *pid)
+{
+	struct thread *t = table_get(&m->threads, tid);
+	if (!t)
+		return false;
+	*pid = t->pid;
+	return true;
+}
+
 void machine_foreach_hit_map(struct machine *m,
 			     void (*fn)(void *arg, uint32_t pid, bool kernel,
 					const struct map *map),

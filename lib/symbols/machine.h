@@ -36,6 +36,8 @@ struct map *machine_find_map(struct machine *m, uint32_t pid, uint64_t addr, boo
 /* The comm of a thread as perf shows it: the latest COMM before now, else the process's,
  * else ":<tid>". */
 const char *machine_comm(struct machine *m, uint32_t pid, uint32_t tid);
+/* The process of thread tid as the records said; false when the thread is unknown. */
+bool machine_thread_pid(struct machine *m, uint32_t tid, uint32_t *pid);
 /* Threads seen so far: calls fn for every map that was marked hit (build-id feature). */
 void machine_foreach_hit_map(struct machine *m,
 			     void (*fn)(void *arg, uint32_t pid, bool kernel,

@@ -223,6 +223,13 @@ void perfmap_free(struct perfmap *m)
 
 const struct perfmap_entry *perfmap_lookup(const struct perfmap *m, uint64_t addr)
 {
+	uint64_t range[2];
+	return perfmap_lookup_range(m, addr, range);
+}
+
+const struct perfmap_entry *perfmap_lookup_range(const struct perfmap *m, uint64_t addr,
+						 uint64_t range[2])
+{
 	size_t lo = 0, hi = m->nsegs;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -231,9 +238,12 @@ const struct perfmap_entry *perfmap_lookup(const struct perfmap *m, uint64_t add
 		else
 			hi = mid;
 	}
-	if (lo < m->nsegs && m->segs[lo].start <= addr)
-		return &m->entries[m->segs[lo].entry];
-	return NULL;
+	if (lo >= m->nsegs || m->segs[lo].start > addr)
+		return NULL;
+	/* Segments of one entry are merged where they touch: this one is all of it here. */
+	range[0] = m->segs[lo].start;
+	range[1] = m->segs[lo].end;
+	return &m->entries[m->segs[lo].entry];
 }
 
 size_t perfmap_count(const struct perfmap *m)

@@ -19,6 +19,10 @@ struct perfmap *perfmap_load_fd(int fd);
 struct perfmap *perfmap_load(const char *path);
 void perfmap_free(struct perfmap *m);
 const struct perfmap_entry *perfmap_lookup(const struct perfmap *m, uint64_t addr);
+/* The same; range gets the addresses [start, end) around addr where that entry is the answer
+ * (a later entry overlapping it takes its part away). */
+const struct perfmap_entry *perfmap_lookup_range(const struct perfmap *m, uint64_t addr,
+						 uint64_t range[2]);
 size_t perfmap_count(const struct perfmap *m);
 size_t perfmap_bad_lines(const struct perfmap *m);
 

@@ -212,9 +212,15 @@ static void resolve_kernel(struct symbolizer *s, uint64_t ip, struct frame *f)
 		km->hit = true;
 	struct kallsyms *k = get_kallsyms(s);
 	const char *module = NULL;
-	const char *name = k ? kallsyms_lookup(k, ip, &module) : NULL;
-	f->ip = ip;
+	uint64_t range[2];
+	const char *name = k ? kallsyms_lookup(k, ip, &module, range) : NULL;
+	f->ip = f->addr = ip;
+	f->map = km;
+	f->kernel = true;
+	f->sym_start = f->sym_end = 0;
 	if (name) {
+		f->sym_start = range[0];
+		f->sym_end = range[1];
 		f->sym = name;
 		f->dso = module ? module : KERNEL_DSO;
 		f->kind = FRAME_KERNEL;
@@ -389,10 +395,26 @@ static bool has_module_token(const char *name)
 
 static void set_unknown(struct frame *f, uint64_t ip)
 {
-	f->ip = ip;
+	f->ip = f->addr = ip;
+	f->sym_start = f->sym_end = 0;
+	f->map = NULL;
+	f->kernel = false;
 	f->sym = UNKNOWN;
 	f->dso = UNKNOWN;
 	f->kind = FRAME_UNKNOWN;
+}
+
+/* A symbol of a file mapping: its file offsets [range) as addresses of the mapping. */
+static void set_file_sym(struct frame *f, const struct map *map, const char *name,
+			 const uint64_t range[2])
+{
+	f->sym = name;
+	f->kind = FRAME_NATIVE;
+	uint64_t lo = range[0] > map->pgoff ? range[0] - map->pgoff : 0;
+	uint64_t hi = range[1] > map->pgoff ? range[1] - map->pgoff : 0;
+	uint64_t size = map->end - map->start;
+	f->sym_start = map->start + (lo < size ? lo : size);
+	f->sym_end = map->start + (hi < size ? hi : size);
 }
 
 /* Returns false when the answer depends on time (jitdump) and must not be cached. */
@@ -406,7 +428,12 @@ static bool resolve_user(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64
 	}
 	map->hit = true;
 	uint64_t off = ip - map->start + map->pgoff;
+	uint64_t range[2];
 	f->ip = off;
+	f->addr = ip;
+	f->map = map;
+	f->kernel = false;
+	f->sym_start = f->sym_end = 0;
 	f->dso = map->filename;
 	f->sym = UNKNOWN;
 	f->kind = FRAME_UNKNOWN;
@@ -414,19 +441,15 @@ static bool resolve_user(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64
 	struct symfile *sf = is_vdso ? NULL : classify(s, pid, map);
 	if (is_vdso) {
 		struct dso *v = get_vdso(s);
-		const char *name = v ? dso_find_symbol(v, off) : NULL;
-		if (name) {
-			f->sym = name;
-			f->kind = FRAME_NATIVE;
-		}
+		const char *name = v ? dso_find_symbol(v, off, range) : NULL;
+		if (name)
+			set_file_sym(f, map, name, range);
 		return true;
 	}
 	if (sf->cls == SF_FILE) {
-		const char *name = sf->dso ? dso_find_symbol(sf->dso, off) : NULL;
-		if (name) {
-			f->sym = name;
-			f->kind = FRAME_NATIVE;
-		}
+		const char *name = sf->dso ? dso_find_symbol(sf->dso, off, range) : NULL;
+		if (name)
+			set_file_sym(f, map, name, range);
 		return true;
 	}
 	struct jit_proc *jp = jit_procs_get(s->jit, pid);
@@ -436,10 +459,12 @@ static bool resolve_user(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64
 			return true; /* perf names non-executable anon memory by itself */
 	}
 	jit_proc_load(s->jit, jp);
-	const char *name = jit_proc_lookup(jp, ip, time);
+	const char *name = jit_proc_lookup(jp, ip, time, range);
 	if (name) {
 		f->sym = name;
 		f->kind = FRAME_JIT;
+		f->sym_start = range[0];
+		f->sym_end = range[1];
 		if (has_module_token(name))
 			f->dso = jp->dso_name;
 	}
@@ -516,6 +541,26 @@ size_t symbolizer_frames(struct symbolizer *s, const struct perf_sample *sample,
 	resolve(s, sample->pid, kernel, sample->ip, time, &out[0]);
 	out[0].ip = sample->ip; /* printed as it is */
 	return 1;
+}
+
+bool symbolizer_map_elf(struct symbolizer *s, const struct map *map, struct map_elf *out)
+{
+	memset(out, 0, sizeof(*out));
+	const struct symfile *sf = map->dso;
+	if (!sf || sf->cls != SF_FILE || !sf->dso)
+		return false;
+	size_t n = 0;
+	const uint8_t *id = dso_build_id(sf->dso, &n);
+	if (map->build_id_size) {
+		id = map->build_id;
+		n = map->build_id_size;
+	}
+	if (n > sizeof(out->build_id))
+		n = sizeof(out->build_id);
+	memcpy(out->build_id, id, n);
+	out->build_id_size = n;
+	out->has_exec_load = dso_exec_load(sf->dso, &out->p_vaddr, &out->p_offset);
+	return true;
 }
 
 void symbolizer_foreach_jit_file(struct symbolizer *s,

@@ -34,6 +34,13 @@ struct frame {
 			    "/tmp/perf-<pid>.map" for .NET methods wherever their code sits,
 			    ReadyToRun code included (has_module_token() in symbols.c) */
 	enum frame_kind kind;
+	bool kernel; /* resolved as kernel code (a kernel-mode address) */
+	/* Where things are in the process's address space (for the NetTrace's mappings and
+	 * symbols): */
+	uint64_t addr;		     /* the address itself */
+	uint64_t sym_start, sym_end; /* [start, end) of the named symbol's code; 0, 0 unnamed */
+	const struct map *map;	     /* the mapping of addr (a kernel map for kernel frames), or
+					NULL; valid until the next record changes any map */
 };
 
 struct symbolizer *symbolizer_new(const struct symbolizer_opts *o);
@@ -46,6 +53,16 @@ void symbolizer_process(struct symbolizer *s, const struct perfdata_record *rec)
  * just the ip when there is no callchain).  Returns the number written (<= max). */
 size_t symbolizer_frames(struct symbolizer *s, const struct perf_sample *sample, struct frame *out,
 			 size_t max);
+
+/* The ELF file behind a user mapping that a frame was resolved in. */
+struct map_elf {
+	uint8_t build_id[64]; /* from the recording (MMAP2) when it had one, else the file's */
+	size_t build_id_size; /* 0: none */
+	bool has_exec_load;   /* p_vaddr, p_offset of its first executable PT_LOAD */
+	uint64_t p_vaddr, p_offset;
+};
+/* false when the mapping is not an ELF file that was read. */
+bool symbolizer_map_elf(struct symbolizer *s, const struct map *map, struct map_elf *out);
 
 /* JIT side files that were used or looked for, for the archive and the log. */
 enum jit_file_kind { JIT_PERF_MAP, JIT_PERFINFO_MAP, JIT_DUMP };

@@ -307,30 +307,39 @@ int jit_procs_copy(struct jit_procs *j, uint32_t pid, enum jit_file_kind kind, c
 	return ret;
 }
 
-const char *jit_proc_lookup_start(struct jit_proc *p, uint64_t addr, uint64_t time, uint64_t *start)
+/* The code at addr at time: its name, the addresses [range) it spans (a perf map entry's
+ * part where it is the answer) and where it starts (the entry's own start). */
+static const char *lookup(struct jit_proc *p, uint64_t addr, uint64_t time, uint64_t range[2],
+			  uint64_t *start)
 {
 	if (p->jitdump) {
 		const struct jitdump_load *l = jitdump_lookup(p->jitdump, addr, time);
 		if (l) {
-			if (start)
-				*start = l->addr;
+			range[0] = *start = l->addr;
+			range[1] = l->addr + l->size;
 			return l->name;
 		}
 	}
 	if (p->perfmap) {
-		const struct perfmap_entry *e = perfmap_lookup(p->perfmap, addr);
+		const struct perfmap_entry *e = perfmap_lookup_range(p->perfmap, addr, range);
 		if (e) {
-			if (start)
-				*start = e->start;
+			*start = e->start;
 			return e->name;
 		}
 	}
 	return NULL;
 }
 
-const char *jit_proc_lookup(struct jit_proc *p, uint64_t addr, uint64_t time)
+const char *jit_proc_lookup(struct jit_proc *p, uint64_t addr, uint64_t time, uint64_t range[2])
 {
-	return jit_proc_lookup_start(p, addr, time, NULL);
+	uint64_t r[2], start;
+	return lookup(p, addr, time, range ? range : r, &start);
+}
+
+const char *jit_proc_lookup_start(struct jit_proc *p, uint64_t addr, uint64_t time, uint64_t *start)
+{
+	uint64_t r[2], s;
+	return lookup(p, addr, time, r, start ? start : &s);
 }
 
 void jit_procs_foreach(struct jit_procs *j,

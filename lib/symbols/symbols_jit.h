@@ -53,8 +53,9 @@ void jit_procs_free(struct jit_procs *j);
 struct jit_proc *jit_procs_get(struct jit_procs *j, uint32_t pid);
 /* Loads the files on first use. */
 void jit_proc_load(struct jit_procs *j, struct jit_proc *p);
-/* Name of the JIT code at addr at time, or NULL. */
-const char *jit_proc_lookup(struct jit_proc *p, uint64_t addr, uint64_t time);
+/* Name of the JIT code at addr at time, or NULL; range (may be NULL) gets the addresses
+ * [start, end) that code spans. */
+const char *jit_proc_lookup(struct jit_proc *p, uint64_t addr, uint64_t time, uint64_t range[2]);
 /* The same, with where that code starts (*start may be NULL). */
 const char *jit_proc_lookup_start(struct jit_proc *p, uint64_t addr, uint64_t time,
 				  uint64_t *start);

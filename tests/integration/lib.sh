@@ -39,6 +39,21 @@ wait_until() { # wait_until SECONDS command...
 	done
 }
 
+# start_node_spin: runs node --perf-basic-prof on JIT-compiled recursion (spin.js, in the
+# scratch directory) until the test ends, and waits until its perf map names fib.  Sets
+# node_pid.
+start_node_spin() {
+	cat >spin.js <<-'EOF'
+	function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+	let s = 0;
+	for (;;) { s += fib(24); if (s < 0) break; }
+	EOF
+	node --perf-basic-prof spin.js &
+	node_pid=$!
+	cleanup_hooks+=("kill $node_pid 2>/dev/null; wait $node_pid 2>/dev/null; rm -f /tmp/perf-$node_pid.map")
+	wait_until 20 grep -qs 'fib' "/tmp/perf-$node_pid.map" || fail "node wrote no perf map"
+}
+
 # start_collect NAME ARGS...: runs "$PC collect NAME ARGS..." in the background, stderr to
 # NAME.err, and waits until it records ("Collecting" is said once the events are open and
 # the running processes are synthesized).  Sets collector (its pid); killed at exit.

@@ -33,7 +33,7 @@ mkdir d && (cd d && unzip -q ../out/app.trace.zip)
 (cd d && "$PC" merge app.trace) || fail "merge of a directory"
 check "directory input: d/app.trace.zip" test -s d/app.trace.zip
 check "directory input: the directory is not written to" \
-	test "$(ls d/app.trace | sort | tr '\n' ' ')" = "perf.data perf.data.txt perfcollect.log "
+	test "$(ls d/app.trace | sort | tr '\n' ' ')" = "app.nettrace perf.data perf.data.txt perfcollect.log "
 check "directory input: same perf.data.txt" \
 	bash -c "unzip -p d/app.trace.zip app.trace/perf.data.txt | cmp -s - first.txt"
 

@@ -6,6 +6,9 @@
 //       PerfView's GUI opens for a trace.zip).  See PerfScript.cs for the lines printed.
 //   pc-traceevent nettrace FILE.nettrace
 //       the file read by EventPipeEventSource: event counts (see NetTrace.cs).
+//   pc-traceevent tracelog FILE.nettrace [--threadtime] [--stacks]
+//       a .nettrace through TraceLog, as PerfView opens one: its CPU and Thread Time views
+//       and event counts.  See TraceLogCmd.cs.
 //
 // Each reader lives in a file of its own, registered in the table below.  Any exception
 // the reader throws is printed as "exception <type>: <message>" and exits 3, so a test can
@@ -21,6 +24,7 @@ namespace PcTraceEvent
 		{
 			["perfscript"] = PerfScript.Run,
 			["nettrace"] = NetTrace.Run,
+			["tracelog"] = TraceLogCmd.Run,
 		};
 
 		public static int Main(string[] args)

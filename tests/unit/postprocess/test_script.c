@@ -29,9 +29,12 @@ static char *format(int name_width, const struct script_sample *s)
 static void test_layout(void)
 {
 	struct frame frames[] = {
-	    {0x1199, "hot_leaf", "/srv/hot", FRAME_NATIVE},
-	    {0xffffffff821facd8, "__schedule", "[kernel.kallsyms]", FRAME_KERNEL},
-	    {0, "[unknown]", "[unknown]", FRAME_UNKNOWN},
+	    {.ip = 0x1199, .sym = "hot_leaf", .dso = "/srv/hot", .kind = FRAME_NATIVE},
+	    {.ip = 0xffffffff821facd8,
+	     .sym = "__schedule",
+	     .dso = "[kernel.kallsyms]",
+	     .kind = FRAME_KERNEL},
+	    {.ip = 0, .sym = "[unknown]", .dso = "[unknown]", .kind = FRAME_UNKNOWN},
 	};
 	struct script_sample s = {
 	    .comm = "hot",

@@ -1,61 +1,13 @@
-/* offcpu: the sched_switch trace field, which states block, the wait intervals (switch-in by
- * next_pid, or the thread's next sample, open at the end, out of order), the thread table
- * growing, and the blocked-time tree through the report and folded writers in ms and µs.
- * The input is perf script text read by the real stackfile parser, as view reads it. */
+/* offcpu: the wait intervals (switch-in by next_pid, or the thread's next sample, open at the
+ * end, out of order), the thread table growing, and the blocked-time tree through the report and
+ * folded writers in ms and µs. The input is perf script text read by the real stackfile parser, as
+ * view reads it. */
 #include "report/calltree.h"
 #include "report/flamegraph.h"
 #include "report/offcpu.h"
 #include "report/report.h"
 #include "report/stackfile.h"
 #include "test.h"
-
-static void test_parse(void)
-{
-	struct sched_switch sw;
-	CHECK(!offcpu_parse_switch("prev_comm=blocker prev_pid=123 prev_prio=120 prev_state=S ==> "
-				   "next_comm=swapper/1 next_pid=0 next_prio=120",
-				   &sw));
-	CHECK(sw.prev_pid == 123 && sw.next_pid == 0 && sw.blocked);
-	CHECK_STR(sw.prev_state, "S");
-	CHECK(!offcpu_parse_switch("prev_comm=hot prev_pid=7 prev_prio=120 prev_state=R+ ==> "
-				   "next_comm=kworker/0:1 next_pid=99 next_prio=120",
-				   &sw));
-	CHECK(sw.prev_pid == 7 && sw.next_pid == 99 && !sw.blocked);
-	CHECK_STR(sw.prev_state, "R+");
-	/* Comms with spaces, and comms that look like fields, do not fool it. */
-	CHECK(!offcpu_parse_switch("prev_comm=Web Content prev_pid=41 prev_prio=120 prev_state=D "
-				   "==> next_comm= next_pid=5 next_pid=42 next_prio=120",
-				   &sw));
-	CHECK(sw.prev_pid == 41 && sw.next_pid == 42 && sw.blocked);
-	CHECK(!offcpu_parse_switch("prev_comm=a prev_pid=1 prev_prio=120 prev_state=D|K ==> "
-				   "next_comm=b next_pid=2 next_prio=120",
-				   &sw));
-	CHECK(sw.blocked);
-	/* Missing or malformed fields. */
-	CHECK(offcpu_parse_switch("", &sw) < 0);
-	CHECK(offcpu_parse_switch("comm=blocker pid=5 prio=120 group_dead=true", &sw) < 0);
-	CHECK(offcpu_parse_switch("prev_comm=a prev_pid=x prev_prio=1 prev_state=S ==> "
-				  "next_comm=b next_pid=2 next_prio=1",
-				  &sw) < 0);
-	CHECK(offcpu_parse_switch("prev_comm=a prev_pid=1 prev_prio=1 prev_state= ==> "
-				  "next_comm=b next_pid=2 next_prio=1",
-				  &sw) < 0);
-	CHECK(offcpu_parse_switch("prev_comm=a prev_pid=99999999999 prev_prio=1 prev_state=S ==> "
-				  "next_comm=b next_pid=2 next_prio=1",
-				  &sw) < 0);
-	CHECK(offcpu_parse_switch("prev_comm=a prev_pid=1 prev_prio=1 prev_state=SSSSSSSSSSSS "
-				  "==> next_comm=b next_pid=2 next_prio=1",
-				  &sw) < 0);
-	CHECK(offcpu_parse_switch("next_comm=b next_pid=2 prev_pid=1 prev_state=S", &sw) < 0);
-	CHECK(offcpu_parse_switch("prev_pid=1 prev_state=S", &sw) < 0);
-
-	const char *blocked[] = {"S", "D", "I", "T", "t", "P", "D|K", "S|W"};
-	const char *running[] = {"R", "R+", "X", "Z", "", "D|X"};
-	for (size_t i = 0; i < ARRAY_SIZE(blocked); i++)
-		CHECK(offcpu_state_blocked(blocked[i]));
-	for (size_t i = 0; i < ARRAY_SIZE(running); i++)
-		CHECK(!offcpu_state_blocked(running[i]));
-}
 
 /* What view does per sample: feed it, and give a blocked switch-out the node of its stack. */
 struct feeder {
@@ -297,7 +249,6 @@ static void test_writers(void)
 
 int main(void)
 {
-	test_parse();
 	test_system_wide();
 	test_per_process();
 	test_many_threads();

@@ -68,7 +68,7 @@ static void test_read_and_copy(pid_t pid, const char *dir)
 	struct jit_procs *j = jit_procs_new(NULL, true);
 	struct jit_proc *p = jit_procs_get(j, (uint32_t)pid);
 	jit_proc_load(j, p);
-	CHECK_STR(jit_proc_lookup(p, 0x1005, 0), "jitted_fn");
+	CHECK_STR(jit_proc_lookup(p, 0x1005, 0, NULL), "jitted_fn");
 	char *shown = target_map(pid);
 	CHECK_STR(p->found[JIT_PERF_MAP], shown);
 	CHECK(p->why[JIT_DUMP] && strstr(p->why[JIT_DUMP], "No such file"));
@@ -115,7 +115,7 @@ static void check_refused(pid_t pid, const char *what)
 	jit_proc_load(j, p);
 	CHECK(p->found[JIT_PERF_MAP] == NULL);
 	CHECK(p->perfmap == NULL);
-	CHECK(jit_proc_lookup(p, 0x1005, 0) == NULL);
+	CHECK(jit_proc_lookup(p, 0x1005, 0, NULL) == NULL);
 	const char *why = p->why[JIT_PERF_MAP];
 	if (!why || strncmp(why, "refused: ", 9) || !strstr(why, what)) {
 		fprintf(stderr, "why: %s, expected refused: ... %s\n", why ? why : "(null)", what);

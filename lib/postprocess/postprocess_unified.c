@@ -1,0 +1,578 @@
+/* postprocess_unified: see postprocess_unified.h. */
+#include "postprocess_unified_int.h"
+#include "base/log.h"
+#include "nettrace/nettrace_write.h"
+#include "perfdata/sched_switch.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The providers' GUIDs as TraceEvent's parsers know them (Guid.ToByteArray() order). */
+static const uint8_t SYSTEM_GUID[16] = {0x6c, 0x7b, 0x10, 0x8c, 0xf8, 0x79, 0x31, 0x52,
+					0x4d, 0xe6, 0x2a, 0x0e, 0x20, 0xa3, 0xf5, 0x62};
+static const uint8_t EVENTS_GUID[16] = {0x63, 0x5d, 0x5e, 0xbc, 0x99, 0x97, 0x73, 0x58,
+					0x33, 0xd9, 0xfb, 0xa8, 0x31, 0x6c, 0xef, 0x71};
+
+static const struct nettrace_field_type VARUINT = {.code = NETTRACE_T_VARUINT};
+static const struct nettrace_field_type UTF8_CHAR = {.code = NETTRACE_T_UTF8_CHAR};
+/* A uint16 count of UTF-8 bytes: the Universal providers' strings. */
+static const struct nettrace_field_type STRING = {.code = NETTRACE_T_ARRAY, .element = &UTF8_CHAR};
+
+static const struct nettrace_field_desc PROCESS_FIELDS[] = {
+    {"NamespaceId", VARUINT}, {"Name", STRING}, {"NamespaceName", STRING}};
+static const struct nettrace_field_desc MAPPING_FIELDS[] = {
+    {"Id", VARUINT},	     {"StartAddress", VARUINT}, {"EndAddress", VARUINT},
+    {"FileOffset", VARUINT}, {"FileName", STRING},	{"MetadataId", VARUINT}};
+static const struct nettrace_field_desc SYMBOL_FIELDS[] = {{"Id", VARUINT},
+							   {"MappingId", VARUINT},
+							   {"StartAddress", VARUINT},
+							   {"EndAddress", VARUINT},
+							   {"Name", STRING}};
+static const struct nettrace_field_desc MAPPING_METADATA_FIELDS[] = {
+    {"Id", VARUINT}, {"SymbolMetadata", STRING}, {"VersionMetadata", STRING}};
+static const struct nettrace_field_desc SAMPLE_FIELDS[] = {{"Value", VARUINT}, {"Trace", STRING}};
+
+static const struct {
+	const char *name;
+	const struct nettrace_field_desc *fields;
+	uint16_t nfields;
+} SYSTEM_EVENTS[NR_SYSTEM_EVENTS] = {
+    [EXISTING_PROCESS] = {"ExistingProcess", PROCESS_FIELDS, ARRAY_SIZE(PROCESS_FIELDS)},
+    [PROCESS_CREATE] = {"ProcessCreate", PROCESS_FIELDS, ARRAY_SIZE(PROCESS_FIELDS)},
+    [PROCESS_EXIT] = {"ProcessExit", NULL, 0},
+    [PROCESS_MAPPING] = {"ProcessMapping", MAPPING_FIELDS, ARRAY_SIZE(MAPPING_FIELDS)},
+    [PROCESS_SYMBOL] = {"ProcessSymbol", SYMBOL_FIELDS, ARRAY_SIZE(SYMBOL_FIELDS)},
+    [PROCESS_MAPPING_METADATA] = {"ProcessMappingMetadata", MAPPING_METADATA_FIELDS,
+				  ARRAY_SIZE(MAPPING_METADATA_FIELDS)},
+};
+
+static void free_thread(void *p)
+{
+	struct thread *t = p;
+	free(t->comm);
+	free(t->stack);
+	free(t);
+}
+
+static size_t evsel_index(const struct nettrace_out *o, const struct perfdata_evsel *ev)
+{
+	size_t n = perfdata_reader_nr_evsels(o->r);
+	for (size_t i = 0; i < n; i++)
+		if (perfdata_reader_evsel(o->r, i) == ev)
+			return i;
+	return n;
+}
+
+/* PerfView's CPU view is the "cpu" event: the CPU clock, else the cycles counter. */
+static size_t find_cpu_evsel(struct perfdata_reader *r)
+{
+	size_t n = perfdata_reader_nr_evsels(r);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			const struct perf_event_attr *a = &perfdata_reader_evsel(r, i)->attr;
+			if (pass == 0 && a->type == PERF_TYPE_SOFTWARE &&
+			    (a->config == PERF_COUNT_SW_CPU_CLOCK ||
+			     a->config == PERF_COUNT_SW_TASK_CLOCK))
+				return i;
+			if (pass == 1 && a->type == PERF_TYPE_HARDWARE &&
+			    (a->config == PERF_COUNT_HW_CPU_CYCLES ||
+			     a->config == PERF_COUNT_HW_REF_CPU_CYCLES))
+				return i;
+		}
+	return n;
+}
+
+struct nettrace_out *nettrace_out_new(const char *path, struct perfdata_reader *r,
+				      struct symbolizer *sym)
+{
+	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		pc_err_errno("cannot create %s", tmp);
+		free(tmp);
+		return NULL;
+	}
+	struct nettrace_out *o = xcalloc(1, sizeof(*o));
+	o->path = xstrdup(path);
+	o->tmp = tmp;
+	o->fd = fd;
+	o->r = r;
+	o->sym = sym;
+	size_t n = perfdata_reader_nr_evsels(r);
+	o->evsel_md = xcalloc(n + 1, sizeof(*o->evsel_md));
+	o->cpu_evsel = find_cpu_evsel(r);
+	o->switch_evsel = n;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = perfdata_reader_evsel(r, i)->name;
+		if (name && !strcmp(name, "sched:sched_switch"))
+			o->switch_evsel = i;
+	}
+	o->cswitch = o->switch_evsel < n;
+	int ncpus = perfdata_reader_nrcpus(r);
+	o->ncpus = ncpus > 0 ? (uint32_t)ncpus : 1;
+	o->threads.keysize = sizeof(uint32_t);
+	o->procs.keysize = sizeof(uint32_t);
+	o->mappings.keysize = sizeof(struct mapping_key);
+	o->symbols.keysize = sizeof(struct symbol_key);
+	o->buildids.keysize = sizeof(struct buildid_key);
+	o->next_mapping = o->next_symbol = o->next_metadata = 1;
+	o->memo = xcalloc(MEMO_SIZE, sizeof(*o->memo));
+	return o;
+}
+
+/* ---- the file's start ---- */
+
+/* The wall clock at perf time t: from the file's clock reading, else this boot's offset. */
+static int64_t wall_clock_at(struct nettrace_out *o, uint64_t t)
+{
+	int clockid;
+	uint64_t wall, clk;
+	if (perfdata_reader_clock_data(o->r, &clockid, &wall, &clk))
+		return (int64_t)wall + ((int64_t)t - (int64_t)clk);
+	struct timespec rt, mono;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	int64_t off = ((int64_t)rt.tv_sec - mono.tv_sec) * 1000000000 + (rt.tv_nsec - mono.tv_nsec);
+	return off + (int64_t)t;
+}
+
+static uint32_t declare(struct nettrace_out *o, const char *provider, const uint8_t *guid,
+			uint32_t event_id, const char *name,
+			const struct nettrace_field_desc *fields, uint16_t nfields,
+			const char *perf_event)
+{
+	const char *kv[2] = {"perf.event", perf_event};
+	struct nettrace_event_desc d = {
+	    .provider = provider,
+	    .provider_guid = guid,
+	    .event_id = event_id,
+	    .name = name,
+	    .fields = fields,
+	    .nfields = nfields,
+	    .opcode = -1,
+	    .level = -1,
+	    .version = -1,
+	    .kv = kv,
+	    .nkv = perf_event ? 1 : 0,
+	};
+	return nettrace_writer_add_metadata(o->w, &d);
+}
+
+static int start(struct nettrace_out *o, uint64_t t)
+{
+	char cpus[16], page[24], rate[24];
+	snprintf(cpus, sizeof(cpus), "%u", o->ncpus);
+	snprintf(page, sizeof(page), "%ld", sysconf(_SC_PAGESIZE));
+	const char *kv[10] = {"HardwareThreadCount", cpus, "SystemPageSize", page};
+	size_t nkv = 2;
+	if (o->cpu_evsel < perfdata_reader_nr_evsels(o->r)) {
+		const struct perf_event_attr *a = &perfdata_reader_evsel(o->r, o->cpu_evsel)->attr;
+		/* nanoseconds between samples, as TraceEvent reads this key */
+		if (a->freq && a->sample_freq) {
+			snprintf(rate, sizeof(rate), "%llu",
+				 1000000000ULL / (unsigned long long)a->sample_freq);
+			kv[2 * nkv] = "ExpectedCPUSamplingRate";
+			kv[2 * nkv++ + 1] = rate;
+		}
+	}
+	const char *host = perfdata_reader_hostname(o->r);
+	if (host) {
+		kv[2 * nkv] = "HostName";
+		kv[2 * nkv++ + 1] = host;
+	}
+	const char *release = perfdata_reader_osrelease(o->r);
+	if (release) {
+		kv[2 * nkv] = "OSRelease";
+		kv[2 * nkv++ + 1] = release;
+	}
+	struct nettrace_trace_info info = {
+	    .sync_utc_ns = wall_clock_at(o, t),
+	    .sync_ticks = t,
+	    .tick_freq = 1000000000,
+	    .pointer_size = 8,
+	    .kv = kv,
+	    .nkv = nkv,
+	};
+	o->w = nettrace_writer_new(o->fd, &info);
+	if (!o->w)
+		return -1;
+	for (int i = 0; i < NR_SYSTEM_EVENTS; i++)
+		o->system_md[i] =
+		    declare(o, "Universal.System", SYSTEM_GUID, (uint32_t)i, SYSTEM_EVENTS[i].name,
+			    SYSTEM_EVENTS[i].fields, SYSTEM_EVENTS[i].nfields, NULL);
+	/* Event ids of Universal.Events are not stable, but must differ (TraceEvent looks an
+	 * event up by provider and id first): cswitch 1, then one per perf event. */
+	if (o->cswitch)
+		o->cswitch_md = declare(o, "Universal.Events", EVENTS_GUID, 1, "cswitch",
+					SAMPLE_FIELDS, 1, NULL);
+	o->sync = o->last_time = t;
+	o->started = true;
+	return 0;
+}
+
+/* The event's time: never before the one written last (a block's times only go forward). */
+static int event_time(struct nettrace_out *o, bool has_time, uint64_t t, uint64_t *out)
+{
+	if (!has_time)
+		t = o->last_time;
+	if (!o->started && start(o, t) < 0)
+		return -1;
+	if (t < o->last_time) {
+		t = o->last_time;
+		o->st.out_of_order++;
+	}
+	o->last_time = t;
+	*out = t;
+	return 0;
+}
+
+int unified_put_event(struct nettrace_out *o, uint32_t md, uint64_t thread, uint32_t cpu,
+		      uint32_t stack, uint64_t t)
+{
+	struct nettrace_event_out e = {
+	    .metadata_id = md,
+	    .thread = thread,
+	    .cpu = cpu < o->ncpus ? cpu : 0,
+	    .stack_id = stack,
+	    .timestamp = t,
+	    .sorted = true,
+	    .payload = o->payload.data,
+	    .payload_size = o->payload.len,
+	};
+	o->st.events++;
+	return nettrace_writer_event(o->w, &e);
+}
+
+/* ---- processes and threads ---- */
+
+struct process *unified_process(struct nettrace_out *o, uint32_t pid)
+{
+	uint64_t h = unified_hash_bytes(&pid, sizeof(pid));
+	struct process *p = htab_find(&o->procs, &pid, h);
+	if (!p) {
+		p = xcalloc(1, sizeof(*p));
+		p->pid = pid;
+		htab_add(&o->procs, p, h);
+	}
+	return p;
+}
+
+static struct thread *thread(struct nettrace_out *o, uint32_t tid)
+{
+	uint64_t h = unified_hash_bytes(&tid, sizeof(tid));
+	struct thread *t = htab_find(&o->threads, &tid, h);
+	if (!t) {
+		t = xcalloc(1, sizeof(*t));
+		t->tid = tid;
+		t->pid = UINT32_MAX;
+		htab_add(&o->threads, t, h);
+	}
+	return t;
+}
+
+/* The live row of thread tid of process pid named comm: a new row when there was none or
+ * the name or process changed.  Writes the process's first event when it is new. */
+/* The process's start (or new name) with its main thread's comm as its name. */
+static int process_event(struct nettrace_out *o, uint32_t pid, enum system_event ev,
+			 uint64_t thread, uint32_t cpu, uint64_t t)
+{
+	o->payload.len = 0;
+	nettrace_buf_varuint(&o->payload, pid);
+	nettrace_buf_short_string(&o->payload, machine_comm(symbolizer_machine(o->sym), pid, pid));
+	nettrace_buf_short_string(&o->payload, "");
+	return unified_put_event(o, o->system_md[ev], thread, cpu, 0, t);
+}
+
+static int thread_row(struct nettrace_out *o, uint32_t pid, uint32_t tid, const char *comm,
+		      uint32_t cpu, uint64_t t, uint64_t *index)
+{
+	struct thread *th = thread(o, tid);
+	if (th->index && (th->pid != pid || strcmp(th->comm, comm))) {
+		if (nettrace_writer_remove_thread(o->w, th->index) < 0)
+			return -1;
+		th->index = 0;
+		unified_process(o, th->pid)->live_rows--;
+	}
+	if (!th->index) {
+		unified_process(o, pid)->live_rows++;
+		struct nettrace_thread_info ti = {
+		    .has_pid = true, .has_tid = true, .pid = pid, .tid = tid, .name = comm};
+		th->index = nettrace_writer_add_thread(o->w, &ti);
+		th->pid = pid;
+		free(th->comm);
+		th->comm = xstrdup(comm);
+		o->st.threads++;
+	}
+	*index = th->index;
+	struct process *p = unified_process(o, pid);
+	if (p->emitted)
+		return 0;
+	p->emitted = true;
+	o->st.processes++;
+	return process_event(o, pid, p->created ? PROCESS_CREATE : EXISTING_PROCESS, th->index, cpu,
+			     t);
+}
+
+/* ---- context switches ---- */
+
+/* Thread tid runs from time t on (switched in, or sampled): a wait it was in ends. */
+static int thread_runs(struct nettrace_out *o, uint32_t pid, uint32_t tid, uint32_t cpu, uint64_t t)
+{
+	if (!o->cswitch || !tid || tid == UINT32_MAX)
+		return 0;
+	struct thread *th = thread(o, tid);
+	if (pid != UINT32_MAX)
+		th->pid = pid;
+	bool first = !th->ran;
+	th->ran = true;
+	if (!th->blocked && !first)
+		return 0;
+	pid = th->pid;
+	if (pid == UINT32_MAX && !machine_thread_pid(symbolizer_machine(o->sym), tid, &pid))
+		return 0; /* a thread the recording never described */
+	uint64_t row, value = t - o->sync;
+	uint32_t stack_id = 0;
+	if (thread_row(o, pid, tid, machine_comm(symbolizer_machine(o->sym), pid, tid), cpu, t,
+		       &row) < 0)
+		return -1;
+	if (th->blocked) {
+		th->blocked = false;
+		if (t < th->out_time)
+			return 0;
+		value = t - th->out_time;
+		stack_id = th->nstack ? nettrace_writer_stack(o->w, th->stack, th->nstack) : 0;
+	}
+	o->payload.len = 0;
+	nettrace_buf_varuint(&o->payload, value);
+	o->st.cswitches++;
+	return unified_put_event(o, o->cswitch_md, row, cpu, stack_id, t);
+}
+
+/* The sample's thread blocked here: keep its stack for the switch-in. */
+static void thread_blocks(struct nettrace_out *o, uint32_t tid, uint64_t t, size_t n)
+{
+	struct thread *th = thread(o, tid);
+	if (n > MAX_FRAMES)
+		n = MAX_FRAMES;
+	if (n > th->stack_cap) {
+		th->stack_cap = (uint32_t)n;
+		th->stack = xrealloc(th->stack, n * sizeof(*th->stack));
+	}
+	memcpy(th->stack, o->ips, n * sizeof(*th->stack));
+	th->nstack = (uint32_t)n;
+	th->blocked = true;
+	th->out_time = t;
+}
+
+/* ---- samples and records ---- */
+
+static uint32_t evsel_metadata(struct nettrace_out *o, size_t idx, const struct perfdata_evsel *ev,
+			       bool tracepoint)
+{
+	if (o->evsel_md[idx])
+		return o->evsel_md[idx];
+	const char *perf_name = ev && ev->name ? ev->name : "unknown";
+	const char *name = idx == o->cpu_evsel ? "cpu" : perf_name;
+	o->evsel_md[idx] = declare(o, "Universal.Events", EVENTS_GUID, (uint32_t)idx + 2, name,
+				   SAMPLE_FIELDS, tracepoint ? 2 : 1, perf_name);
+	return o->evsel_md[idx];
+}
+
+static int fail(struct nettrace_out *o)
+{
+	o->failed = true;
+	return -1;
+}
+
+int nettrace_out_sample(struct nettrace_out *o, const struct perf_sample *s,
+			const struct frame *frames, size_t nframes, const char *comm,
+			const char *trace)
+{
+	if (o->failed)
+		return -1;
+	uint64_t t, row;
+	uint32_t cpu = s->has_cpu ? s->cpu : 0, stack_id;
+	if (event_time(o, s->has_time, s->time, &t) < 0)
+		return fail(o);
+	size_t idx = evsel_index(o, s->evsel);
+	struct sched_switch sw;
+	bool is_switch = idx == o->switch_evsel && trace && !sched_switch_parse(trace, &sw);
+	/* as report/offcpu.c: the switch-in first, then the sample's own thread ran */
+	if (is_switch && sw.next_pid > 0 &&
+	    thread_runs(o, UINT32_MAX, (uint32_t)sw.next_pid, cpu, t) < 0)
+		return fail(o);
+	if (thread_runs(o, s->pid, s->tid, cpu, t) < 0)
+		return fail(o);
+	if (thread_row(o, s->pid, s->tid, comm, cpu, t, &row) < 0 ||
+	    unified_stack(o, s->pid, frames, nframes, row, cpu, t, &stack_id) < 0)
+		return fail(o);
+	bool tracepoint = s->evsel && s->evsel->attr.type == PERF_TYPE_TRACEPOINT;
+	uint32_t md = evsel_metadata(o, idx, s->evsel, tracepoint);
+	o->payload.len = 0;
+	nettrace_buf_varuint(&o->payload, idx == o->cpu_evsel ? 1 : s->period);
+	if (tracepoint)
+		nettrace_buf_short_string(&o->payload, trace ? trace : "");
+	if (!md || unified_put_event(o, md, row, cpu, stack_id, t) < 0)
+		return fail(o);
+	o->st.samples++;
+	/* a task perf names ":<tid>" (no COMM: one a -pid recording does not follow) starts no
+	 * wait, as report/offcpu.c: only part of its switches is there */
+	char unfollowed[16];
+	snprintf(unfollowed, sizeof(unfollowed), ":%d", (int32_t)s->tid);
+	if (o->cswitch && is_switch && sw.blocked && s->tid > 0 && s->tid != UINT32_MAX &&
+	    sw.prev_pid == (int)s->tid && strcmp(comm, unfollowed))
+		thread_blocks(o, s->tid, t, nframes);
+	return 0;
+}
+
+int nettrace_out_record(struct nettrace_out *o, const struct perfdata_record *rec)
+{
+	if (o->failed)
+		return -1;
+	const struct perf_event_header *h = rec->header;
+	const uint32_t *body = (const uint32_t *)(h + 1);
+	uint64_t t;
+	switch (h->type) {
+	case PERF_RECORD_FORK:
+		/* pid, ppid, tid, ptid: a new process when pid == tid (maybe with a pid that
+		 * an earlier process had) */
+		if (h->size >= sizeof(*h) + 16 && body[0] == body[2]) {
+			struct process *p = unified_process(o, body[0]);
+			if (p->emitted || p->leader_exited)
+				p->gen++;
+			p->created = true;
+			p->emitted = p->leader_exited = p->exit_written = false;
+		}
+		return 0;
+	case PERF_RECORD_EXIT: {
+		if (h->size < sizeof(*h) + 16 || !o->started)
+			return 0;
+		uint32_t pid = body[0], tid = body[2], cpu = rec->id.has_cpu ? rec->id.cpu : 0;
+		struct thread *th = thread(o, tid);
+		struct process *p = unified_process(o, pid);
+		if (pid == tid)
+			p->leader_exited = true;
+		bool own_row = th->index && th->pid == pid;
+		/* the process ends with the last of its threads that are in the file */
+		/* Events of the process can still follow (its exit runs on after perf's EXIT
+		 * record): they stay with it (TraceLog finds a process by pid and start), so its
+		 * exit is written once and a new process begins only with a fork. */
+		if (p->emitted && !p->exit_written && p->leader_exited &&
+		    p->live_rows == (own_row ? 1u : 0u)) {
+			uint64_t row;
+			if (event_time(o, rec->id.has_time, rec->id.time, &t) < 0 ||
+			    thread_row(o, pid, tid,
+				       machine_comm(symbolizer_machine(o->sym), pid, tid), cpu, t,
+				       &row) < 0)
+				return fail(o);
+			o->payload.len = 0;
+			if (unified_put_event(o, o->system_md[PROCESS_EXIT], row, cpu, 0, t) < 0)
+				return fail(o);
+			p->exit_written = true;
+		}
+		if (th->index && nettrace_writer_remove_thread(o->w, th->index) < 0)
+			return fail(o);
+		if (th->index)
+			unified_process(o, th->pid)->live_rows--;
+		th->index = 0;
+		th->blocked = false;
+		return 0;
+	}
+	case PERF_RECORD_COMM: {
+		/* pid, tid, comm: an exec gives the process its new name (TraceLog takes the
+		 * name of the latest ExistingProcess) */
+		uint32_t pid = body[0], cpu = rec->id.has_cpu ? rec->id.cpu : 0;
+		if (!(h->misc & PERF_RECORD_MISC_COMM_EXEC) || h->size < sizeof(*h) + 8 ||
+		    pid != body[1] || !o->started || !unified_process(o, pid)->emitted)
+			return 0;
+		uint64_t row;
+		if (event_time(o, rec->id.has_time, rec->id.time, &t) < 0 ||
+		    thread_row(o, pid, pid, machine_comm(symbolizer_machine(o->sym), pid, pid), cpu,
+			       t, &row) < 0 ||
+		    process_event(o, pid, EXISTING_PROCESS, row, cpu, t) < 0)
+			return fail(o);
+		return 0;
+	}
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		/* the switch-in of the task the record's sample_id names */
+		if ((h->misc & PERF_RECORD_MISC_SWITCH_OUT) || !rec->id.has_time)
+			return 0;
+		if (event_time(o, true, rec->id.time, &t) < 0 ||
+		    thread_runs(o, rec->id.pid, rec->id.tid, rec->id.has_cpu ? rec->id.cpu : 0, t) <
+			0)
+			return fail(o);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int nettrace_out_finish(struct nettrace_out *o)
+{
+	if (o->failed)
+		return -1;
+	if (!o->started && start(o, o->last_time) < 0)
+		return fail(o);
+	if (nettrace_writer_finish(o->w) < 0)
+		return fail(o);
+	const struct nettrace_writer_stats *ws = nettrace_writer_stats(o->w);
+	o->st.bytes = ws->bytes;
+	o->st.stacks = ws->stacks;
+	log_info("%s: %" PRIu64 " events (%" PRIu64 " samples, %" PRIu64
+		 " context switches), %" PRIu64 " processes, %" PRIu64 " thread rows, %" PRIu64
+		 " mappings, %" PRIu64 " symbols, %" PRIu64 " stacks, %" PRIu64
+		 " bytes (%.1f per sample)",
+		 o->path, o->st.events, o->st.samples, o->st.cswitches, o->st.processes,
+		 o->st.threads, o->st.mappings, o->st.symbols, ws->stacks, ws->bytes,
+		 o->st.samples ? (double)ws->bytes / (double)o->st.samples : 0.0);
+	if (o->st.out_of_order)
+		log_info("%s: %" PRIu64 " samples earlier than the one before them were given its "
+			 "time (NetTrace events go forward in time)",
+			 o->path, o->st.out_of_order);
+	if (fsync(o->fd) < 0 || close(o->fd) < 0) {
+		o->fd = -1;
+		pc_err_errno("cannot write %s", o->tmp);
+		return fail(o);
+	}
+	o->fd = -1;
+	if (rename(o->tmp, o->path) < 0) {
+		pc_err_errno("cannot rename %s to %s", o->tmp, o->path);
+		return fail(o);
+	}
+	free(o->tmp);
+	o->tmp = NULL;
+	return 0;
+}
+
+const struct nettrace_out_stats *nettrace_out_stats(const struct nettrace_out *o)
+{
+	return &o->st;
+}
+
+void nettrace_out_free(struct nettrace_out *o)
+{
+	if (!o)
+		return;
+	if (o->fd >= 0)
+		close(o->fd);
+	if (o->tmp)
+		unlink(o->tmp);
+	nettrace_writer_free(o->w);
+	htab_free(&o->threads, free_thread);
+	htab_free(&o->procs, NULL);
+	htab_free(&o->mappings, NULL);
+	htab_free(&o->symbols, NULL);
+	htab_free(&o->buildids, NULL);
+	nettrace_buf_free(&o->payload);
+	free(o->evsel_md);
+	free(o->memo);
+	free(o->path);
+	free(o->tmp);
+	free(o);
+}

@@ -1,0 +1,263 @@
+/* postprocess_unified_code: the mappings, symbols and stacks of the unified NetTrace (see
+ * postprocess_unified_int.h), and the hash table both halves keep their entries in. */
+#include "postprocess_unified_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a hash table of entries that start with a fixed-size key ---- */
+
+uint64_t unified_hash_bytes(const void *p, size_t n)
+{
+	const uint8_t *s = p;
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 1099511628211ULL;
+	return h ^ (h >> 31);
+}
+
+uint64_t unified_hash_str(const char *s)
+{
+	return unified_hash_bytes(s, strlen(s));
+}
+
+void *htab_find(const struct htab *t, const void *key, uint64_t h)
+{
+	if (!t->cap)
+		return NULL;
+	for (size_t i = h & (t->cap - 1); t->slots[i]; i = (i + 1) & (t->cap - 1))
+		if (t->hashes[i] == h && !memcmp(t->slots[i], key, t->keysize))
+			return t->slots[i];
+	return NULL;
+}
+
+void htab_add(struct htab *t, void *entry, uint64_t h)
+{
+	if (2 * (t->n + 1) > t->cap) {
+		struct htab old = *t;
+		t->cap = old.cap ? old.cap * 2 : 256;
+		t->slots = xcalloc(t->cap, sizeof(*t->slots));
+		t->hashes = xcalloc(t->cap, sizeof(*t->hashes));
+		t->n = 0;
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.slots[i])
+				htab_add(t, old.slots[i], old.hashes[i]);
+		free(old.slots);
+		free(old.hashes);
+	}
+	size_t i = h & (t->cap - 1);
+	while (t->slots[i])
+		i = (i + 1) & (t->cap - 1);
+	t->slots[i] = entry;
+	t->hashes[i] = h;
+	t->n++;
+}
+
+void htab_free(struct htab *t, void (*free_entry)(void *))
+{
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->slots[i])
+			free_entry ? free_entry(t->slots[i]) : free(t->slots[i]);
+	free(t->slots);
+	free(t->hashes);
+}
+
+/* ---- mappings and symbols ---- */
+
+/* The end of a named frame's symbol: at least one byte (perf maps may give size 0). */
+static uint64_t sym_end(const struct frame *f)
+{
+	return f->sym_end > f->sym_start ? f->sym_end : f->sym_start + 1;
+}
+
+/* A kernel map's name as perf names its frames: [kernel.kallsyms], or [module]. */
+static void kernel_map_name(const char *filename, char *out, size_t size)
+{
+	if (str_startswith(filename, "[kernel.kallsyms]") || filename[0] != '/') {
+		snprintf(out, size, "%s",
+			 filename[0] == '[' && !str_startswith(filename, "[kernel.kallsyms]")
+			     ? filename
+			     : "[kernel.kallsyms]");
+		return;
+	}
+	const char *base = strrchr(filename, '/') + 1;
+	size_t n = strcspn(base, ".");
+	if (n + 3 > size)
+		n = size - 3;
+	out[0] = '[';
+	for (size_t i = 0; i < n; i++)
+		out[1 + i] = base[i] == '-' ? '_' : base[i];
+	out[1 + n] = ']';
+	out[2 + n] = '\0';
+}
+
+/* ProcessMappingMetadata for an ELF file, once per build-id; its id, 0 for none. */
+static int mapping_metadata(struct nettrace_out *o, const struct map *map, uint64_t thread,
+			    uint32_t cpu, uint64_t t, uint64_t *id)
+{
+	struct map_elf elf;
+	*id = 0;
+	if (!symbolizer_map_elf(o->sym, map, &elf) || !elf.build_id_size)
+		return 0;
+	struct buildid_key key;
+	memset(&key, 0, sizeof(key));
+	memcpy(key.id, elf.build_id, elf.build_id_size);
+	key.size = elf.build_id_size;
+	key.vaddr = elf.p_vaddr;
+	key.offset = elf.p_offset;
+	uint64_t h = unified_hash_bytes(&key, sizeof(key));
+	struct buildid *b = htab_find(&o->buildids, &key, h);
+	if (b) {
+		*id = b->id;
+		return 0;
+	}
+	b = xcalloc(1, sizeof(*b));
+	b->key = key;
+	b->id = o->next_metadata++;
+	htab_add(&o->buildids, b, h);
+	char hex[2 * sizeof(elf.build_id) + 1];
+	for (size_t i = 0; i < elf.build_id_size; i++)
+		snprintf(hex + 2 * i, 3, "%02x", elf.build_id[i]);
+	char json[256];
+	if (elf.has_exec_load)
+		snprintf(json, sizeof(json),
+			 "{\"type\":\"ELF\",\"build_id\":\"%s\",\"p_vaddr\":\"0x%llx\","
+			 "\"p_offset\":\"0x%llx\"}",
+			 hex, (unsigned long long)elf.p_vaddr, (unsigned long long)elf.p_offset);
+	else
+		snprintf(json, sizeof(json), "{\"type\":\"ELF\",\"build_id\":\"%s\"}", hex);
+	o->payload.len = 0;
+	nettrace_buf_varuint(&o->payload, b->id);
+	nettrace_buf_short_string(&o->payload, json);
+	nettrace_buf_short_string(&o->payload, "{}");
+	*id = b->id;
+	return unified_put_event(o, o->system_md[PROCESS_MAPPING_METADATA], thread, cpu, 0, t);
+}
+
+/* The id of the mapping [start, end) of process pid named name, written when new. */
+static int mapping(struct nettrace_out *o, uint32_t pid, uint64_t start, uint64_t end,
+		   uint64_t pgoff, const char *name, const struct map *elf_map, uint64_t thread,
+		   uint32_t cpu, uint64_t t, uint64_t *id)
+{
+	struct mapping_key key = {.pid = pid,
+				  .gen = unified_process(o, pid)->gen,
+				  .start = start,
+				  .end = end,
+				  .pgoff = pgoff,
+				  .name_hash = unified_hash_str(name)};
+	uint64_t h = unified_hash_bytes(&key, sizeof(key));
+	struct mapping *m = htab_find(&o->mappings, &key, h);
+	if (m) {
+		*id = m->id;
+		return 0;
+	}
+	uint64_t md = 0;
+	if (elf_map && mapping_metadata(o, elf_map, thread, cpu, t, &md) < 0)
+		return -1;
+	m = xcalloc(1, sizeof(*m));
+	m->key = key;
+	m->id = o->next_mapping++;
+	htab_add(&o->mappings, m, h);
+	o->st.mappings++;
+	o->payload.len = 0;
+	nettrace_buf_varuint(&o->payload, m->id);
+	nettrace_buf_varuint(&o->payload, start);
+	nettrace_buf_varuint(&o->payload, end);
+	nettrace_buf_varuint(&o->payload, pgoff);
+	nettrace_buf_short_string(&o->payload, name);
+	nettrace_buf_varuint(&o->payload, md);
+	*id = m->id;
+	return unified_put_event(o, o->system_md[PROCESS_MAPPING], thread, cpu, 0, t);
+}
+
+/* The mapping a frame's symbol belongs to (0: none), written when new. */
+static int frame_mapping(struct nettrace_out *o, uint32_t pid, const struct frame *f,
+			 uint64_t thread, uint32_t cpu, uint64_t t, uint64_t *id)
+{
+	bool named = f->kind != FRAME_UNKNOWN;
+	*id = 0;
+	if (f->kernel) {
+		char base[64] = "";
+		if (f->map)
+			kernel_map_name(f->map->filename, base, sizeof(base));
+		if (f->map && (!named || !strcmp(base, f->dso)))
+			return mapping(o, pid, f->map->start, f->map->end, 0, base, NULL, thread,
+				       cpu, t, id);
+		/* a kernel symbol outside the recorded kernel maps (BPF, init code) */
+		if (named)
+			return mapping(o, pid, f->sym_start, sym_end(f), 0, f->dso, NULL, thread,
+				       cpu, t, id);
+		return 0;
+	}
+	if (!f->map)
+		return 0;
+	/* JIT code in a double mapping keeps the mapping's name: TraceLog names such code's
+	 * module from the method's name (and perf names its frames by the perf map). */
+	const char *name = str_startswith(f->map->filename, "/memfd:") ? f->map->filename : f->dso;
+	return mapping(o, pid, f->map->start, f->map->end, f->map->pgoff, name, f->map, thread, cpu,
+		       t, id);
+}
+
+static int frame_symbol(struct nettrace_out *o, uint64_t mapping_id, const struct frame *f,
+			uint64_t thread, uint32_t cpu, uint64_t t)
+{
+	struct symbol_key key = {.mapping = mapping_id, .start = f->sym_start, .end = sym_end(f)};
+	uint64_t h = unified_hash_bytes(&key, sizeof(key));
+	uint64_t name_hash = unified_hash_str(f->sym);
+	struct symbol *s = htab_find(&o->symbols, &key, h);
+	if (s && s->name_hash == name_hash)
+		return 0;
+	if (!s) {
+		s = xcalloc(1, sizeof(*s));
+		s->key = key;
+		htab_add(&o->symbols, s, h);
+	}
+	s->name_hash = name_hash; /* re-JIT'd code at the same place: the new name */
+	o->st.symbols++;
+	o->payload.len = 0;
+	nettrace_buf_varuint(&o->payload, o->next_symbol++);
+	nettrace_buf_varuint(&o->payload, mapping_id);
+	nettrace_buf_varuint(&o->payload, f->sym_start);
+	nettrace_buf_varuint(&o->payload, key.end - 1); /* inclusive */
+	nettrace_buf_short_string(&o->payload, f->sym);
+	return unified_put_event(o, o->system_md[PROCESS_SYMBOL], thread, cpu, 0, t);
+}
+
+/* Writes the mappings and symbols of frames not written yet, and the stack; its id. */
+int unified_stack(struct nettrace_out *o, uint32_t pid, const struct frame *frames, size_t n,
+		  uint64_t thread, uint32_t cpu, uint64_t t, uint32_t *id)
+{
+	if (n > MAX_FRAMES)
+		n = MAX_FRAMES;
+	uint32_t gen = unified_process(o, pid)->gen;
+	for (size_t i = 0; i < n; i++) {
+		const struct frame *f = &frames[i];
+		o->ips[i] = f->addr;
+		/* JIT names depend on time: those frames are always looked at */
+		struct frame_memo *memo =
+		    &o->memo[((f->addr >> 2) ^ ((uint64_t)pid * 0x9e3779b9u)) & (MEMO_SIZE - 1)];
+		bool memoable = f->kind != FRAME_JIT && f->map;
+		if (memoable && memo->addr == f->addr && memo->pid == pid && memo->gen == gen &&
+		    memo->map == f->map && memo->map_start == f->map->start &&
+		    memo->map_end == f->map->end && memo->sym == f->sym &&
+		    memo->sym_start == f->sym_start && memo->sym_end == f->sym_end)
+			continue;
+		uint64_t m;
+		if (frame_mapping(o, pid, f, thread, cpu, t, &m) < 0)
+			return -1;
+		if (m && f->kind != FRAME_UNKNOWN && frame_symbol(o, m, f, thread, cpu, t) < 0)
+			return -1;
+		if (memoable && m)
+			*memo = (struct frame_memo){.addr = f->addr,
+						    .sym_start = f->sym_start,
+						    .sym_end = f->sym_end,
+						    .map_start = f->map->start,
+						    .map_end = f->map->end,
+						    .map = f->map,
+						    .sym = f->sym,
+						    .pid = pid,
+						    .gen = gen};
+	}
+	*id = n ? nettrace_writer_stack(o->w, o->ips, n) : 0;
+	return 0;
+}

@@ -1,0 +1,423 @@
+/* universal: see universal.h. */
+#include "universal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define KERNEL_HALF	0x8000000000000000ULL /* addresses above are the kernel's */
+#define MAX_METADATA_ID (1u << 20)
+
+enum kind {
+	K_NONE,
+	K_PROCESS, /* ExistingProcess, ProcessCreate */
+	K_EXIT,
+	K_MAPPING,
+	K_SYMBOL,
+	K_SAMPLE,
+	K_IGNORED, /* cswitch, ProcessMappingMetadata, other providers */
+};
+
+struct meta {
+	enum kind kind;
+	char *event; /* K_SAMPLE: the perf event's name */
+	bool has_trace;
+};
+
+/* Disjoint address ranges, sorted; a new one replaces what it overlaps. */
+struct range {
+	uint64_t start, end; /* [start, end) */
+	const char *name;
+	uint64_t mapping; /* symbols: the mapping's id */
+};
+struct ranges {
+	struct range *v;
+	size_t n, cap;
+};
+
+struct proc {
+	uint32_t pid;
+	char *name;
+	char *perfmap; /* "/tmp/perf-<pid>.map" */
+	bool exited;
+	struct ranges maps, syms;
+};
+
+struct mapping_name {
+	uint64_t id;
+	const char *name;
+};
+
+struct universal {
+	stackfile_cb cb;
+	void *arg;
+	struct meta *meta; /* by id */
+	size_t meta_cap;
+	bool universal;
+	struct proc **procs; /* open addressing by pid */
+	size_t procs_cap, nprocs;
+	struct mapping_name *mapnames; /* open addressing by id */
+	size_t mapnames_cap, nmapnames;
+	char **strings; /* every name kept, to free */
+	size_t nstrings, strings_cap;
+	struct stack_frame *frames;
+	char tidbuf[16];
+	struct universal_stats st;
+};
+
+static const char UNKNOWN[] = "[unknown]";
+static const char KERNEL[] = "[kernel.kallsyms]";
+
+struct universal *universal_new(stackfile_cb cb, void *arg)
+{
+	struct universal *u = xcalloc(1, sizeof(*u));
+	u->cb = cb;
+	u->arg = arg;
+	u->frames = xcalloc(STACKFILE_MAX_FRAMES, sizeof(*u->frames));
+	return u;
+}
+
+void universal_free(struct universal *u)
+{
+	if (!u)
+		return;
+	for (size_t i = 0; i < u->meta_cap; i++)
+		free(u->meta[i].event);
+	free(u->meta);
+	for (size_t i = 0; i < u->procs_cap; i++) {
+		struct proc *p = u->procs[i];
+		if (!p)
+			continue;
+		free(p->perfmap);
+		free(p->maps.v);
+		free(p->syms.v);
+		free(p);
+	}
+	free(u->procs);
+	free(u->mapnames);
+	for (size_t i = 0; i < u->nstrings; i++)
+		free(u->strings[i]);
+	free(u->strings);
+	free(u->frames);
+	free(u);
+}
+
+static const char *keep(struct universal *u, char *s)
+{
+	grow_array((void **)&u->strings, &u->strings_cap, u->nstrings + 1, sizeof(*u->strings));
+	u->strings[u->nstrings++] = s;
+	return s;
+}
+
+void universal_metadata(struct universal *u, uint32_t id, const char *provider, const char *name,
+			const char *perf_event, bool has_trace)
+{
+	if (id >= MAX_METADATA_ID || !provider || !name)
+		return;
+	if (id >= u->meta_cap) {
+		size_t old = u->meta_cap;
+		grow_array((void **)&u->meta, &u->meta_cap, id + 1, sizeof(*u->meta));
+		memset(u->meta + old, 0, (u->meta_cap - old) * sizeof(*u->meta));
+	}
+	struct meta *m = &u->meta[id];
+	free(m->event);
+	memset(m, 0, sizeof(*m));
+	m->kind = K_IGNORED;
+	if (!strcmp(provider, "Universal.System")) {
+		u->universal = true;
+		if (!strcmp(name, "ProcessCreate") || !strcmp(name, "ExistingProcess"))
+			m->kind = K_PROCESS;
+		else if (!strcmp(name, "ProcessExit"))
+			m->kind = K_EXIT;
+		else if (!strcmp(name, "ProcessMapping"))
+			m->kind = K_MAPPING;
+		else if (!strcmp(name, "ProcessSymbol"))
+			m->kind = K_SYMBOL;
+	} else if (!strcmp(provider, "Universal.Events") && strcmp(name, "cswitch")) {
+		m->kind = K_SAMPLE;
+		m->event = xstrdup(perf_event		  ? perf_event
+				   : !strcmp(name, "cpu") ? "cpu-clock"
+							  : name);
+		m->has_trace = has_trace;
+	}
+}
+
+bool universal_is_universal(const struct universal *u)
+{
+	return u->universal;
+}
+
+/* ---- payloads ---- */
+
+struct rd {
+	const uint8_t *p, *end;
+	bool bad;
+};
+
+static uint64_t rd_var(struct rd *r)
+{
+	uint64_t v = 0;
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		if (r->p >= r->end)
+			break;
+		uint8_t b = *r->p++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+	r->bad = true;
+	return 0;
+}
+
+/* A uint16-counted UTF-8 string, copied (NUL bytes in it end it). */
+static char *rd_str(struct rd *r)
+{
+	if (r->end - r->p < 2) {
+		r->bad = true;
+		return NULL;
+	}
+	size_t n = r->p[0] | (size_t)r->p[1] << 8;
+	r->p += 2;
+	if ((size_t)(r->end - r->p) < n) {
+		r->bad = true;
+		return NULL;
+	}
+	char *s = xstrndup((const char *)r->p, n);
+	r->p += n;
+	return s;
+}
+
+/* ---- processes, mappings, symbols ---- */
+
+static uint64_t mix(uint64_t x)
+{
+	x *= 0x9e3779b97f4a7c15ULL;
+	return x ^ (x >> 29);
+}
+
+static struct proc *proc(struct universal *u, uint32_t pid)
+{
+	if (2 * (u->nprocs + 1) > u->procs_cap) {
+		struct proc **old = u->procs;
+		size_t oldcap = u->procs_cap;
+		u->procs_cap = oldcap ? oldcap * 2 : 64;
+		u->procs = xcalloc(u->procs_cap, sizeof(*u->procs));
+		for (size_t i = 0; i < oldcap; i++) {
+			if (!old[i])
+				continue;
+			size_t j = mix(old[i]->pid) & (u->procs_cap - 1);
+			while (u->procs[j])
+				j = (j + 1) & (u->procs_cap - 1);
+			u->procs[j] = old[i];
+		}
+		free(old);
+	}
+	size_t j = mix(pid) & (u->procs_cap - 1);
+	for (; u->procs[j]; j = (j + 1) & (u->procs_cap - 1))
+		if (u->procs[j]->pid == pid)
+			return u->procs[j];
+	struct proc *p = xcalloc(1, sizeof(*p));
+	p->pid = pid;
+	p->perfmap = xasprintf("/tmp/perf-%u.map", pid);
+	u->procs[j] = p;
+	u->nprocs++;
+	return p;
+}
+
+static const char *mapping_name(const struct universal *u, uint64_t id)
+{
+	if (!u->mapnames_cap)
+		return NULL;
+	for (size_t j = mix(id) & (u->mapnames_cap - 1); u->mapnames[j].name;
+	     j = (j + 1) & (u->mapnames_cap - 1))
+		if (u->mapnames[j].id == id)
+			return u->mapnames[j].name;
+	return NULL;
+}
+
+static void set_mapping_name(struct universal *u, uint64_t id, const char *name)
+{
+	if (2 * (u->nmapnames + 1) > u->mapnames_cap) {
+		struct mapping_name *old = u->mapnames;
+		size_t oldcap = u->mapnames_cap;
+		u->mapnames_cap = oldcap ? oldcap * 2 : 256;
+		u->mapnames = xcalloc(u->mapnames_cap, sizeof(*u->mapnames));
+		u->nmapnames = 0;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].name)
+				set_mapping_name(u, old[i].id, old[i].name);
+		free(old);
+	}
+	size_t j = mix(id) & (u->mapnames_cap - 1);
+	for (; u->mapnames[j].name; j = (j + 1) & (u->mapnames_cap - 1))
+		if (u->mapnames[j].id == id) {
+			u->mapnames[j].name = name;
+			return;
+		}
+	u->mapnames[j] = (struct mapping_name){id, name};
+	u->nmapnames++;
+}
+
+/* The first range whose end is above addr. */
+static size_t lower_bound(const struct ranges *rs, uint64_t addr)
+{
+	size_t lo = 0, hi = rs->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rs->v[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static const struct range *find(const struct ranges *rs, uint64_t addr)
+{
+	size_t i = lower_bound(rs, addr);
+	return i < rs->n && rs->v[i].start <= addr ? &rs->v[i] : NULL;
+}
+
+static void insert(struct ranges *rs, struct range r)
+{
+	if (r.end <= r.start)
+		return;
+	size_t i = lower_bound(rs, r.start);
+	/* the parts of overlapped ranges outside r stay: at most a head and a tail */
+	struct range head = {0}, tail = {0};
+	size_t j = i;
+	while (j < rs->n && rs->v[j].start < r.end) {
+		if (rs->v[j].start < r.start) {
+			head = rs->v[j];
+			head.end = r.start;
+		}
+		if (rs->v[j].end > r.end) {
+			tail = rs->v[j];
+			tail.start = r.end;
+		}
+		j++;
+	}
+	size_t add = 1 + (head.end > head.start) + (tail.end > tail.start);
+	size_t removed = j - i;
+	grow_array((void **)&rs->v, &rs->cap, rs->n + add, sizeof(*rs->v));
+	memmove(rs->v + i + add, rs->v + j, (rs->n - j) * sizeof(*rs->v));
+	rs->n = rs->n - removed + add;
+	if (head.end > head.start)
+		rs->v[i++] = head;
+	rs->v[i++] = r;
+	if (tail.end > tail.start)
+		rs->v[i] = tail;
+}
+
+static void system_event(struct universal *u, enum kind kind, struct proc *p, struct rd *r)
+{
+	u->st.system_events++;
+	switch (kind) {
+	case K_PROCESS: {
+		rd_var(r); /* NamespaceId */
+		char *name = rd_str(r);
+		if (!name)
+			break;
+		if (p->exited) { /* the pid is used again: a new process */
+			p->exited = false;
+			p->maps.n = p->syms.n = 0;
+		}
+		p->name = (char *)keep(u, name);
+		break;
+	}
+	case K_EXIT:
+		p->exited = true;
+		break;
+	case K_MAPPING: {
+		uint64_t id = rd_var(r), start = rd_var(r), end = rd_var(r);
+		rd_var(r); /* FileOffset */
+		char *name = rd_str(r);
+		if (!name)
+			break;
+		keep(u, name);
+		set_mapping_name(u, id, name);
+		insert(&p->maps, (struct range){start, end, name, id});
+		break;
+	}
+	case K_SYMBOL: {
+		rd_var(r); /* Id */
+		uint64_t mapping = rd_var(r), start = rd_var(r), last = rd_var(r);
+		char *name = rd_str(r);
+		if (!name)
+			break;
+		keep(u, name);
+		if (last >= start && last != UINT64_MAX)
+			insert(&p->syms, (struct range){start, last + 1, name, mapping});
+		break;
+	}
+	default:
+		break;
+	}
+	if (r->bad)
+		u->st.bad_payloads++;
+}
+
+/* A frame as perf script names it (see universal.h). */
+static void name_frame(const struct universal *u, const struct proc *p, uint64_t ip,
+		       struct stack_frame *f)
+{
+	f->ip = ip;
+	const struct range *s = find(&p->syms, ip);
+	if (s) {
+		const char *m = mapping_name(u, s->mapping);
+		f->sym = s->name;
+		f->dso = !m ? UNKNOWN : str_startswith(m, "/memfd:") ? p->perfmap : m;
+		return;
+	}
+	const struct range *m = find(&p->maps, ip);
+	f->sym = UNKNOWN;
+	f->dso = !m ? UNKNOWN : ip >= KERNEL_HALF ? KERNEL : m->name;
+}
+
+int universal_event(struct universal *u, const struct universal_event *e)
+{
+	if (e->metadata_id >= u->meta_cap || u->meta[e->metadata_id].kind == K_NONE ||
+	    u->meta[e->metadata_id].kind == K_IGNORED) {
+		u->st.skipped_events++;
+		return 0;
+	}
+	const struct meta *m = &u->meta[e->metadata_id];
+	struct proc *p = proc(u, e->pid);
+	struct rd r = {e->payload, e->payload + e->payload_size, false};
+	if (m->kind != K_SAMPLE) {
+		system_event(u, m->kind, p, &r);
+		return 0;
+	}
+	uint64_t value = rd_var(&r);
+	char *trace = m->has_trace ? rd_str(&r) : NULL;
+	if (r.bad)
+		u->st.bad_payloads++;
+	size_t n = e->depth < STACKFILE_MAX_FRAMES ? e->depth : STACKFILE_MAX_FRAMES;
+	for (size_t i = 0; i < n; i++)
+		name_frame(u, p, e->stack[i], &u->frames[i]);
+	const char *comm = e->thread_name ? e->thread_name : p->name;
+	if (!comm) {
+		snprintf(u->tidbuf, sizeof(u->tidbuf), ":%d", (int32_t)e->tid);
+		comm = u->tidbuf;
+	}
+	struct stack_sample s = {
+	    .comm = comm,
+	    .pid = (int)e->pid,
+	    .tid = (int)e->tid,
+	    .cpu = e->cpu,
+	    .time_ns = e->time_ns,
+	    .period = value ? value : 1,
+	    .event = m->event,
+	    .trace = trace ? trace : "",
+	    .frames = u->frames,
+	    .nframes = n,
+	};
+	u->st.samples++;
+	int rc = u->cb(&s, u->arg);
+	free(trace);
+	return rc;
+}
+
+const struct universal_stats *universal_stats(const struct universal *u)
+{
+	return &u->st;
+}

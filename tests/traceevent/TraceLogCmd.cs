@@ -1,0 +1,170 @@
+// tracelog: a .nettrace as PerfView opens it: TraceLog.CreateFromEventPipeDataFile (the call
+// PerfView's EventPipePerfViewData.GetTraceLog makes, with its options), then PerfView's "CPU"
+// view (Universal.Events/cpu samples, metric = Value) and its "Thread Time" view
+// (ThreadTimeStackComputer with ExcludeReadyThread, as TraceLog.ThreadTimeStacks in PerfView).
+//
+// Prints, in this order:
+//   events N                       events TraceLog kept
+//   lost N                         events the reader said were lost
+//   event PROVIDER/NAME N S        per event type: count and how many carry a stack
+//   process PID "NAME" MS           per process: its CPU ms as TraceLog counts them
+//   cpu_samples N                  samples of the CPU view
+//   cpu_metric M                   their summed metric
+//   cpu_leaf N NAME                leaf frames of the CPU view, with their sample counts
+//   cpu_frame N NAME               every frame (module!method), with the samples holding it
+//   cpu_stack M;ROOT;...;LEAF      --stacks: one line per CPU sample, root first
+//   tt_state NAME M                --threadtime: ms under CPU_TIME, BLOCKED_TIME ...
+//   tt_blocked M NAME              --threadtime: blocked ms of the stacks holding each frame
+//   tt_stack M;ROOT;...;LEAF       --threadtime --stacks: one line per thread-time sample
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+using Microsoft.Diagnostics.Tracing;
+using Microsoft.Diagnostics.Tracing.Etlx;
+using Microsoft.Diagnostics.Tracing.Parsers;
+using Microsoft.Diagnostics.Tracing.Parsers.Universal.Events;
+using Microsoft.Diagnostics.Tracing.Stacks;
+
+namespace PcTraceEvent
+{
+	public static class TraceLogCmd
+	{
+		static string F(double v) => v.ToString("F3", CultureInfo.InvariantCulture);
+
+		// Root first: the frames of a sample from its leaf up, reversed.
+		static List<string> Frames(StackSource source, StackSourceCallStackIndex s)
+		{
+			var names = new List<string>();
+			for (; s != StackSourceCallStackIndex.Invalid; s = source.GetCallerIndex(s))
+				names.Add(source.GetFrameName(source.GetFrameIndex(s), false));
+			names.Reverse();
+			return names;
+		}
+
+		public static int Run(string[] args)
+		{
+			if (args.Length < 1)
+			{
+				Console.Error.WriteLine("usage: pc-traceevent tracelog FILE.nettrace [--threadtime] [--stacks] [--events]");
+				return 2;
+			}
+			bool threadTime = args.Contains("--threadtime");
+			bool stacks = args.Contains("--stacks");
+			dumpEvents = args.Contains("--events");
+			string etlx = Path.Combine(Path.GetTempPath(), "pc-tracelog-" + Environment.ProcessId + ".etlx");
+			int lost = 0;
+			var options = new TraceLogOptions
+			{
+				ConversionLog = TextWriter.Null,
+				ContinueOnError = false,
+				LocalSymbolsOnly = false,
+				ShouldResolveSymbols = _ => false, // PerfView resolves none here: names come from the file
+				OnLostEvents = (truncated, n, _) => lost += n,
+			};
+			try
+			{
+				TraceLog.CreateFromEventPipeDataFile(args[0], etlx, options);
+				using var log = new TraceLog(etlx);
+				Report(log, lost, threadTime, stacks);
+			}
+			finally
+			{
+				File.Delete(etlx);
+			}
+			return 0;
+		}
+
+		static bool dumpEvents;
+
+		static void Report(TraceLog log, int lost, bool threadTime, bool stacks)
+		{
+			if (dumpEvents)
+				foreach (var e in log.Events)
+					Console.WriteLine("dump " + e.ToString().Replace('\n', ' '));
+			Console.WriteLine($"events {log.EventCount}");
+			Console.WriteLine($"lost {lost}");
+			foreach (var st in log.Stats.OrderBy(s => s.ProviderName, StringComparer.Ordinal).ThenBy(s => s.EventName, StringComparer.Ordinal))
+				Console.WriteLine($"event {st.ProviderName}/{st.EventName} {st.Count} {st.StackCount}");
+			foreach (var p in log.Processes.OrderBy(p => p.ProcessID))
+				Console.WriteLine($"process {p.ProcessID} \"{p.Name}\" " + F(p.CPUMSec) + (dumpEvents ? $" image={p.ImageFileName} cmd={p.CommandLine} start={p.StartTimeRelativeMsec} idx={p.ProcessIndex}" : ""));
+
+			// PerfView's "CPU" view of a universal trace (EventPipePerfViewData "CPU").
+			var cpu = new MutableTraceEventStackSource(log);
+			var sample = new StackSourceSample(cpu);
+			var source = log.Events.GetSource();
+			var universal = new UniversalEventsTraceEventParser(source);
+			universal.cpu += data =>
+			{
+				sample.TimeRelativeMSec = data.TimeStampRelativeMSec;
+				sample.Metric = data.Value;
+				sample.StackIndex = cpu.GetCallStack(data.CallStackIndex(), data);
+				cpu.AddSample(sample);
+			};
+			source.Process();
+			cpu.DoneAddingSamples();
+
+			long samples = 0;
+			double metric = 0;
+			var leaves = new Dictionary<string, long>();
+			var frames = new Dictionary<string, long>();
+			cpu.ForEach(s =>
+			{
+				samples++;
+				metric += s.Metric;
+				var names = Frames(cpu, s.StackIndex);
+				if (names.Count > 0)
+				{
+					leaves.TryGetValue(names[^1], out var n);
+					leaves[names[^1]] = n + 1;
+				}
+				foreach (var name in names.Distinct())
+				{
+					frames.TryGetValue(name, out var n);
+					frames[name] = n + 1;
+				}
+				if (stacks)
+					Console.WriteLine("cpu_stack " + s.Metric.ToString("R", CultureInfo.InvariantCulture) + ";" + string.Join(";", names));
+			});
+			Console.WriteLine($"cpu_samples {samples}");
+			Console.WriteLine("cpu_metric " + F(metric));
+			foreach (var f in leaves.OrderByDescending(f => f.Value).ThenBy(f => f.Key, StringComparer.Ordinal))
+				Console.WriteLine($"cpu_leaf {f.Value} {f.Key}");
+			foreach (var f in frames.OrderByDescending(f => f.Value).ThenBy(f => f.Key, StringComparer.Ordinal))
+				Console.WriteLine($"cpu_frame {f.Value} {f.Key}");
+
+			if (!threadTime)
+				return;
+			// PerfView's "Thread Time" view of a universal trace (TraceLog.ThreadTimeStacks).
+			var tt = new MutableTraceEventStackSource(log);
+			#pragma warning disable CS0618 // "experimental": PerfView uses it all the same
+			var computer = new ThreadTimeStackComputer(log, null) { ExcludeReadyThread = true };
+			computer.GenerateThreadTimeStacks(tt);
+			var states = new Dictionary<string, double>();
+			var blocked = new Dictionary<string, double>();
+			tt.ForEach(s =>
+			{
+				var names = Frames(tt, s.StackIndex);
+				string state = names.FirstOrDefault(n => n == "BLOCKED_TIME" || n == "CPU_TIME" || n.StartsWith("LAST_BLOCK"));
+				if (state != null)
+				{
+					states.TryGetValue(state, out var m);
+					states[state] = m + s.Metric;
+				}
+				if (state == "BLOCKED_TIME")
+					foreach (var name in names.Distinct())
+					{
+						blocked.TryGetValue(name, out var m);
+						blocked[name] = m + s.Metric;
+					}
+				if (stacks)
+					Console.WriteLine("tt_stack " + F(s.Metric) + ";" + string.Join(";", names));
+			});
+			foreach (var st in states.OrderBy(s => s.Key, StringComparer.Ordinal))
+				Console.WriteLine($"tt_state {st.Key} " + F(st.Value));
+			foreach (var b in blocked.OrderByDescending(b => b.Value).ThenBy(b => b.Key, StringComparer.Ordinal))
+				Console.WriteLine("tt_blocked " + F(b.Value) + " " + b.Key);
+		}
+	}
+}
