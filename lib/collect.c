@@ -763,7 +763,7 @@ int collect_run(const struct collect_opts *o)
 				 c.lost);
 		log_say("Stopped (%s): %" PRIu64 " samples in %.1f s", stop_reason(why, signo),
 			c.samples, duration_ns / 1e9);
-		if (!c.samples && c.pid > 0)
+		if (!c.samples && c.pid > 0 && !o->no_cpu_samples)
 			log_warn(
 			    "no samples: process %d did not run on a CPU while it was recorded "
 			    "(it slept or waited the whole time); -offcpu shows where it "
