@@ -1,21 +1,10 @@
 /* nettrace_write: see nettrace_write.h. */
 #include "nettrace_write.h"
+#include "nettrace_blocks.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-enum block_kind {
-	BLOCK_END = 0,
-	BLOCK_TRACE = 1,
-	BLOCK_EVENT = 2,
-	BLOCK_METADATA = 3,
-	BLOCK_SEQUENCE_POINT = 4,
-	BLOCK_STACK = 5,
-	BLOCK_THREAD = 6,
-	BLOCK_REMOVE_THREAD = 7,
-	BLOCK_LABEL_LIST = 8,
-};
 
 #define MAX_BLOCK	     0xffffffu /* a block's size is 24 bits */
 #define EVENT_HEADER_SIZE    20	       /* HeaderSize, Flags, Min and Max Timestamp */
