@@ -66,16 +66,22 @@ check "-providers: System.Runtime's counters are recorded" grep -q '^event Syste
 check "-nodotnetevents: no nettrace in the zip" bash -c "! '$PC' ls none.trace.zip | grep -q 'dotnet-[0-9]*\.nettrace'"
 
 # ---- a killed collector: the file stays readable, the guard ends the session ----
-sockets() { ls -l "/proc/$APP_PID/fd" 2>/dev/null | grep -c 'socket:'; }
-before=$(sockets)
+# The app's ends of the connections whose other end is in process $1 (inodes, from ss):
+# other collections running meanwhile (system-wide ones of other tests) hold their own.
+app_ends_of() {
+	ss -xpn 2>/dev/null | awk -v p="pid=$1," 'index($0, p) { print $8 }' | sort -u
+}
+app_has() { ls -l "/proc/$APP_PID/fd" 2>/dev/null | grep -q "socket:\[$1\]"; }
 start_collect killed -pid "$APP_PID"
 wait_until 10 grep -q "recording its .NET runtime events" killed.err
-check "the session holds a connection in the app" test "$(sockets)" -gt "$before"
+ours=""
+for i in $(app_ends_of "$collector"); do app_has "$i" && ours="$ours $i"; done
+check "the session holds a connection in the app ($ours)" test -n "$ours"
 kill -9 "$collector"
 wait "$collector" 2>/dev/null
-sockets_back() { [ "$(sockets)" -le "$before" ]; }
-check "after kill -9 the guard ends the session (the app's connections back to $before)" \
-	wait_until 30 sockets_back
+ours_gone() { for i in $ours; do app_has "$i" && return 1; done; return 0; }
+check "after kill -9 the guard ends the session (its connection in the app is closed)" \
+	wait_until 30 ours_gone
 check "the guard says so" wait_until 10 grep -q "ended it" killed.err
 "$PC" view killed.trace/dotnet-$APP_PID.nettrace >killed.view 2>&1
 check "view reads the file the killed collector left" grep -q "^# GCs: " killed.view
