@@ -61,8 +61,10 @@ check_trace secs $? "-collectsec elapsed"
 span=$(perf script -i secs.trace/perf.data -F time 2>/dev/null |
 	awk '{t = $1 + 0; if (!f || t < f) f = t; if (t > l) l = t} END {printf "%.3f", l - f}')
 echo "-collectsec 2: samples span $span s"
-check "-collectsec 2: the samples span 2 s (1.9 to 2.05)" \
-	awk -v s="$span" 'BEGIN {exit !(s >= 1.9 && s <= 2.05)}'
+# (the upper bound allows a collector that a loaded machine schedules late at the deadline;
+# counting from before the events opened, the bug this guards, loses the first part)
+check "-collectsec 2: the samples span 2 s (1.9 to 2.25)" \
+	awk -v s="$span" 'BEGIN {exit !(s >= 1.9 && s <= 2.25)}'
 
 # The target exits: the collector ends by itself.
 start_collect gone -pid "$hot"
