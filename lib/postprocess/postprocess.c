@@ -133,7 +133,11 @@ static int write_sample(struct pass *p, const struct perfdata_record *rec, struc
 	size_t idx = evsel_index(p, ev);
 	if (idx < p->nr_evsels)
 		p->evsel_samples[idx]++;
-	const char *comm = machine_comm(symbolizer_machine(p->sym), s->pid, s->tid);
+	/* A copy: machine_comm() may return its scratch ":<tid>", which the NetTrace writer's own
+	 * lookups (the process's name) overwrite before perf.data.txt's line is written. */
+	char comm[256];
+	snprintf(comm, sizeof(comm), "%s",
+		 machine_comm(symbolizer_machine(p->sym), s->pid, s->tid));
 	const char *trace = trace_fields_text(p->tf, rec);
 	if (p->nt && nettrace_out_sample(p->nt, s, frames, n, comm, trace) < 0)
 		nettrace_failed(p);
