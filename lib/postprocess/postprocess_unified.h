@@ -37,13 +37,18 @@ struct nettrace_out;
 
 struct nettrace_out_stats {
 	uint64_t events, samples, cswitches, processes, threads, mappings, symbols, stacks;
-	uint64_t out_of_order; /* samples earlier than the one before: given its time */
+	uint64_t runtime_events; /* copied from the runtime's event files */
+	uint64_t out_of_order;	 /* samples earlier than the one before: given its time */
 	uint64_t bytes;
 };
 
 /* Creates the temporary file; NULL with pc_err().  r and sym are borrowed for the pass. */
 struct nettrace_out *nettrace_out_new(const char *path, struct perfdata_reader *r,
 				      struct symbolizer *sym);
+/* Copies the .NET runtime's events of these files of dir (dotnet-<pid>.nettrace) into the
+ * file too, each at its time among the samples (postprocess_unified_runtime.c).  A file
+ * that cannot be read is said in the log and left out. */
+int nettrace_out_add_runtime(struct nettrace_out *o, const char *dir, char *const *names, size_t n);
 /* A non-sample record, after symbolizer_process() took it (fork, exit, context switch). */
 int nettrace_out_record(struct nettrace_out *o, const struct perfdata_record *rec);
 /* A sample as perf.data.txt shows it: its frames, its thread's comm, the tracepoint text

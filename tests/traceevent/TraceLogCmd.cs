@@ -16,6 +16,9 @@
 //   tt_state NAME M                --threadtime: ms under CPU_TIME, BLOCKED_TIME ...
 //   tt_blocked M NAME              --threadtime: blocked ms of the stacks holding each frame
 //   tt_stack M;ROOT;...;LEAF       --threadtime --stacks: one line per thread-time sample
+//   runtime_event PROVIDER/NAME PID N S M   --runtime: per event type of a provider other than
+//                                  Universal.* and process TraceLog gave it to: its count, how
+//                                  many carry a stack, how many of those have a named frame
 using System;
 using System.Collections.Generic;
 using System.Globalization;
@@ -47,12 +50,13 @@ namespace PcTraceEvent
 		{
 			if (args.Length < 1)
 			{
-				Console.Error.WriteLine("usage: pc-traceevent tracelog FILE.nettrace [--threadtime] [--stacks] [--events]");
+				Console.Error.WriteLine("usage: pc-traceevent tracelog FILE.nettrace [--threadtime] [--stacks] [--events] [--runtime]");
 				return 2;
 			}
 			bool threadTime = args.Contains("--threadtime");
 			bool stacks = args.Contains("--stacks");
 			dumpEvents = args.Contains("--events");
+			runtime = args.Contains("--runtime");
 			string etlx = Path.Combine(Path.GetTempPath(), "pc-tracelog-" + Environment.ProcessId + ".etlx");
 			int lost = 0;
 			var options = new TraceLogOptions
@@ -76,7 +80,34 @@ namespace PcTraceEvent
 			return 0;
 		}
 
-		static bool dumpEvents;
+		static bool dumpEvents, runtime;
+
+		// The events of the runtime's providers, by type and process (see --runtime).
+		static void RuntimeEvents(TraceLog log)
+		{
+			var counts = new SortedDictionary<string, long[]>(StringComparer.Ordinal);
+			foreach (var e in log.Events)
+			{
+				if (e.ProviderName.StartsWith("Universal.", StringComparison.Ordinal))
+					continue;
+				string key = $"{e.ProviderName}/{e.EventName} {e.ProcessID}";
+				if (!counts.TryGetValue(key, out var c))
+					counts[key] = c = new long[3];
+				c[0]++;
+				var stack = e.CallStack();
+				if (stack == null)
+					continue;
+				c[1]++;
+				for (var f = stack; f != null; f = f.Caller)
+					if (!string.IsNullOrEmpty(f.CodeAddress.FullMethodName))
+					{
+						c[2]++;
+						break;
+					}
+			}
+			foreach (var kv in counts)
+				Console.WriteLine($"runtime_event {kv.Key} {kv.Value[0]} {kv.Value[1]} {kv.Value[2]}");
+		}
 
 		static void Report(TraceLog log, int lost, bool threadTime, bool stacks)
 		{
@@ -89,6 +120,8 @@ namespace PcTraceEvent
 				Console.WriteLine($"event {st.ProviderName}/{st.EventName} {st.Count} {st.StackCount}");
 			foreach (var p in log.Processes.OrderBy(p => p.ProcessID))
 				Console.WriteLine($"process {p.ProcessID} \"{p.Name}\" " + F(p.CPUMSec) + (dumpEvents ? $" image={p.ImageFileName} cmd={p.CommandLine} start={p.StartTimeRelativeMsec} idx={p.ProcessIndex}" : ""));
+			if (runtime)
+				RuntimeEvents(log);
 
 			// PerfView's "CPU" view of a universal trace (EventPipePerfViewData "CPU").
 			var cpu = new MutableTraceEventStackSource(log);
