@@ -19,11 +19,17 @@
  *    switch-in after a blocked switch-out, Value = the blocked time in ticks, with the
  *    switch-out's stack, by the rules of report/offcpu.h (ended by the switch-in, or where
  *    the recording lacks it by the thread's next sample; a task perf names ":<tid>" starts
- *    none); PERF_RECORD_SWITCH switch-ins count too.  A thread's first switch-in with no switch-out
- * before it gives a cswitch without a stack whose Value reaches back to the trace's start (PerfView
- * counts every thread blocked until its first cswitch). One thread row per (tid, comm): a thread
- * that changes its name gets a new row.  Times are the perf clock's nanoseconds (1 tick = 1 ns).
- * Memory grows with threads, processes, mappings and symbols, never with samples.
+ *    none); PERF_RECORD_SWITCH switch-ins count too.  A thread's first switch-in with no
+ *    switch-out before it gives a cswitch without a stack whose Value reaches back to the
+ *    trace's start (PerfView counts every thread blocked until its first cswitch).
+ *  - The .NET runtime's events (nettrace_out_add_runtime()): every event of the runtime's
+ *    files, with its metadata, payload, thread and stack, at its time among the samples.
+ *    TraceLog then names JIT'd code by the runtime's method events (and their rundown).
+ *
+ * One thread row per (tid, comm): a thread that changes its name gets a new row.  Times are
+ * the perf clock's nanoseconds (1 tick = 1 ns).  Memory grows with threads, processes,
+ * mappings and symbols, never with samples (and with the largest region between sequence
+ * points of a runtime event file).
  *
  * The file is written to <path>.tmp.<pid> and renamed to path when finished.
  */

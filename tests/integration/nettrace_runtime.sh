@@ -56,8 +56,17 @@ check "TraceLog: Exception/Start of pid $APP_PID = the runtime file's ($tl_exc =
 	test -n "$exc" -a "$tl_exc" = "$exc"
 check "TraceLog: the exceptions' stacks have named managed frames ($tl_named of $tl_exc)" \
 	test "${tl_named:-0}" -gt 0
+# the same timeline: the app's GCs happen while it runs, i.e. among its CPU samples
+span=$(awk -v p="$APP_PID" '$1 == "cpu_span" { f = $2; l = $3 }
+	$1 == "runtime_event" && $2 == "Microsoft-Windows-DotNETRuntime/GC/Start" && $3 == p { gf = $7; gl = $8 }
+	END { print f, l, gf, gl }' tl.te)
+echo "times (ms): CPU samples $(echo $span | cut -d' ' -f1-2), GC/Start events $(echo $span | cut -d' ' -f3-4)"
+check "the GCs lie among the CPU samples ($span)" \
+	awk -v s="$span" 'BEGIN { split(s, a, " "); exit !(a[4] != "" && a[3] >= a[1] && a[4] <= a[2]) }'
 other=$(awk -v p="$APP_PID" '$1 == "runtime_event" && $2 ~ /^Microsoft-Windows-DotNETRuntime\// && $3 != p' tl.te | head -3)
 check "TraceLog gives no runtime event to another process ($other)" test -z "$other"
-check "the log counts the copied events" bash -c \
-	"'$PC' cat $name.trace.zip perfcollect.log | grep -q 'runtime events of .*dotnet-$APP_PID.nettrace'"
+"$PC" cat "$name.trace.zip" perfcollect.log >log.txt
+check "the log counts the copied events" grep -q "runtime events of .*dotnet-$APP_PID.nettrace" log.txt
+check "the runtime's clock is the samples' (no move by wall-clock time)" \
+	bash -c "! grep -q 'placed by wall-clock time' log.txt"
 finish

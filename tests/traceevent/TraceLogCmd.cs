@@ -16,9 +16,11 @@
 //   tt_state NAME M                --threadtime: ms under CPU_TIME, BLOCKED_TIME ...
 //   tt_blocked M NAME              --threadtime: blocked ms of the stacks holding each frame
 //   tt_stack M;ROOT;...;LEAF       --threadtime --stacks: one line per thread-time sample
-//   runtime_event PROVIDER/NAME PID N S M   --runtime: per event type of a provider other than
-//                                  Universal.* and process TraceLog gave it to: its count, how
-//                                  many carry a stack, how many of those have a named frame
+//   runtime_event PROVIDER/NAME PID N S M FIRST LAST   --runtime: per event type of a
+//                                  provider other than Universal.* and process TraceLog gave it
+//                                  to: its count, how many carry a stack, how many of those have
+//                                  a named frame, the first and last one's time (ms)
+//   cpu_span FIRST LAST            the first and last CPU sample's time (ms)
 using System;
 using System.Collections.Generic;
 using System.Globalization;
@@ -86,14 +88,19 @@ namespace PcTraceEvent
 		static void RuntimeEvents(TraceLog log)
 		{
 			var counts = new SortedDictionary<string, long[]>(StringComparer.Ordinal);
+			var times = new Dictionary<string, double[]>();
 			foreach (var e in log.Events)
 			{
 				if (e.ProviderName.StartsWith("Universal.", StringComparison.Ordinal))
 					continue;
 				string key = $"{e.ProviderName}/{e.EventName} {e.ProcessID}";
 				if (!counts.TryGetValue(key, out var c))
+				{
 					counts[key] = c = new long[3];
+					times[key] = new[] { e.TimeStampRelativeMSec, e.TimeStampRelativeMSec };
+				}
 				c[0]++;
+				times[key][1] = e.TimeStampRelativeMSec;
 				var stack = e.CallStack();
 				if (stack == null)
 					continue;
@@ -106,7 +113,7 @@ namespace PcTraceEvent
 					}
 			}
 			foreach (var kv in counts)
-				Console.WriteLine($"runtime_event {kv.Key} {kv.Value[0]} {kv.Value[1]} {kv.Value[2]}");
+				Console.WriteLine($"runtime_event {kv.Key} {kv.Value[0]} {kv.Value[1]} {kv.Value[2]} " + F(times[kv.Key][0]) + " " + F(times[kv.Key][1]));
 		}
 
 		static void Report(TraceLog log, int lost, bool threadTime, bool stacks)
@@ -128,8 +135,12 @@ namespace PcTraceEvent
 			var sample = new StackSourceSample(cpu);
 			var source = log.Events.GetSource();
 			var universal = new UniversalEventsTraceEventParser(source);
+			double firstCpu = double.NaN, lastCpu = double.NaN;
 			universal.cpu += data =>
 			{
+				if (double.IsNaN(firstCpu))
+					firstCpu = data.TimeStampRelativeMSec;
+				lastCpu = data.TimeStampRelativeMSec;
 				sample.TimeRelativeMSec = data.TimeStampRelativeMSec;
 				sample.Metric = data.Value;
 				sample.StackIndex = cpu.GetCallStack(data.CallStackIndex(), data);
@@ -137,6 +148,8 @@ namespace PcTraceEvent
 			};
 			source.Process();
 			cpu.DoneAddingSamples();
+			if (runtime)
+				Console.WriteLine("cpu_span " + F(firstCpu) + " " + F(lastCpu));
 
 			long samples = 0;
 			double metric = 0;
