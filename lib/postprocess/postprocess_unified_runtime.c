@@ -79,7 +79,12 @@ static void set_clock(struct nettrace_out *o, struct rt_file *rf, const struct n
 	int64_t rt_off = utc - (int64_t)nettrace_ticks_to_ns(tr, tr->sync_ticks);
 	int64_t perf_off = unified_wall_clock_at(o, 0);
 	int64_t d = rt_off - perf_off;
-	if (tr->tick_freq != 1000000000 || d > 1000000000 || d < -1000000000) {
+	/* without the recording's own clock reading, the offset is this machine's now, which
+	 * says nothing of a recording made elsewhere: the tick rate alone decides */
+	int clockid;
+	uint64_t wall, clk;
+	bool comparable = perfdata_reader_clock_data(o->r, &clockid, &wall, &clk);
+	if (tr->tick_freq != 1000000000 || (comparable && (d > 1000000000 || d < -1000000000))) {
 		rf->shift = d;
 		log_info("%s: the runtime's clock (%" PRIu64 " ticks/s) is %.3f s off the "
 			 "recording's: its events are placed by wall-clock time",

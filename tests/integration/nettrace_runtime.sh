@@ -69,4 +69,12 @@ check "TraceLog gives no runtime event to another process ($other)" test -z "$ot
 check "the log counts the copied events" grep -q "runtime events of .*dotnet-$APP_PID.nettrace" log.txt
 check "the runtime's clock is the samples' (no move by wall-clock time)" \
 	bash -c "! grep -q 'placed by wall-clock time' log.txt"
+
+# merge -format nettrace from the zip: the .nettrace alone, the runtime's events in it
+"$PC" merge "$name.trace.zip" -o again.trace.zip -format nettrace 2>merge.err
+check "merge -format nettrace exits 0 ($(tail -1 merge.err))" test $? -eq 0
+check "merge -format nettrace writes the .nettrace alone" test -s again.nettrace -a ! -e again.trace.zip
+traceevent nettrace again.nettrace >again.te 2>again.te.err
+check "merged: the same GC and exception counts" cmp -s \
+	<(grep -E '^(gc|exceptions?) ' alone.te) <(grep -E '^(gc|exceptions?) ' again.te)
 finish
