@@ -1,8 +1,8 @@
 /* collect: perfcollect's `collect <name>` options, then lib/collect does the work; `start`
- * takes the same options and records in the background (lib/collect_bg), `stop` ends it. */
+ * takes the same options and records in the background (lib/collect/collect_bg), `stop` ends it. */
 #include "cli.h"
-#include "collect.h"
-#include "collect_bg.h"
+#include "collect/collect.h"
+#include "collect/collect_bg.h"
 #include "commands.h"
 #include "dotnet/eventpipe_events.h"
 

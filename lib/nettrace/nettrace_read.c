@@ -3,6 +3,7 @@
  * padding to 4 bytes of the stream), v6 puts a 4-byte header (24-bit size, 8-bit kind) in
  * front of it.  Event and metadata blocks are then walked one row per call. */
 #include "nettrace_read.h"
+#include "nettrace_blocks.h"
 #include "nettrace_metadata.h"
 #include "nettrace_span.h"
 #include "nettrace_tables.h"
@@ -17,17 +18,6 @@
 #define INPUT_CHUNK	  65536
 #define HEADER_COMPRESSED 1 /* EventBlock flags */
 
-enum block_kind {
-	BLOCK_END = 0,
-	BLOCK_TRACE = 1,
-	BLOCK_EVENT = 2,
-	BLOCK_METADATA = 3,
-	BLOCK_SEQUENCE_POINT = 4,
-	BLOCK_STACK = 5,
-	BLOCK_THREAD = 6,
-	BLOCK_REMOVE_THREAD = 7,
-	BLOCK_LABEL_LIST = 8,
-};
 enum { TAG_NULL = 1, TAG_BEGIN_PRIVATE_OBJECT = 5, TAG_END_OBJECT = 6 };
 
 /* Compressed event header flags (both versions). */

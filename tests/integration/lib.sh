@@ -65,20 +65,6 @@ start_collect() {
 	wait_until 30 grep -q "Collecting" "$name.err" || fail "$name: collector never got ready"
 }
 
-# start_node_spin: node --perf-basic-prof running fib() for ever from ./spin.js (written here),
-# until its perf map names fib.  Sets node_pid (killed, and its map removed, at exit).
-start_node_spin() {
-	cat >spin.js <<-'EOF'
-	function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-	let s = 0;
-	for (;;) { s += fib(24); if (s < 0) break; }
-	EOF
-	node --perf-basic-prof spin.js &
-	node_pid=$!
-	cleanup_hooks+=("kill $node_pid 2>/dev/null; wait $node_pid 2>/dev/null; rm -f /tmp/perf-$node_pid.map")
-	wait_until 20 grep -qs 'fib' "/tmp/perf-$node_pid.map" || fail "node wrote no perf map"
-}
-
 # start_hot SECONDS: the C workload (hot_leaf busy on one thread) in the background for
 # SECONDS; sets hot (its pid), killed at exit.
 start_hot() {
