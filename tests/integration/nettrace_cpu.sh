@@ -89,8 +89,7 @@ check "collect -format nettrace writes only.nettrace and no zip" \
 check "... and says so" grep -q 'Trace saved to ./only.nettrace' only.err
 "$PC" collect zip -collectsec 1 -nodotnetevents -format perfcollect 2>zip.err
 check "collect -format perfcollect writes the zip alone" test -s zip.trace.zip -a ! -e zip.nettrace
-# (the .NET runtimes of the machine may have given their dotnet-<pid>.nettrace)
-check "... without a .nettrace inside" bash -c "! unzip -l zip.trace.zip | grep -q '/zip.nettrace'"
+check "... without a .nettrace inside" bash -c "! unzip -l zip.trace.zip | grep -q nettrace"
 "$PC" collect bad -format xml 2>bad.err
 check "-format xml is a usage error naming the formats" \
 	bash -c "[ $? -eq 2 ] && grep -q 'perfcollect.*nettrace.*both' bad.err"
