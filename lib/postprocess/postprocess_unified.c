@@ -20,9 +20,15 @@ static const uint8_t EVENTS_GUID[16] = {0x63, 0x5d, 0x5e, 0xbc, 0x99, 0x97, 0x73
 
 /* Field types as initializers (a const object is no constant expression in C). */
 static const struct nettrace_field_type UTF8_CHAR = {.code = NETTRACE_T_UTF8_CHAR};
-#define VARUINT {.code = NETTRACE_T_VARUINT}
+#define VARUINT                                                                                    \
+	{                                                                                          \
+		.code = NETTRACE_T_VARUINT                                                         \
+	}
 /* A uint16 count of UTF-8 bytes: the Universal providers' strings. */
-#define STRING {.code = NETTRACE_T_ARRAY, .element = &UTF8_CHAR}
+#define STRING                                                                                     \
+	{                                                                                          \
+		.code = NETTRACE_T_ARRAY, .element = &UTF8_CHAR                                    \
+	}
 
 static const struct nettrace_field_desc PROCESS_FIELDS[] = {
     {"NamespaceId", VARUINT}, {"Name", STRING}, {"NamespaceName", STRING}};
