@@ -32,8 +32,8 @@ struct rt_event {
 };
 
 struct md_slot {
-	const struct nettrace_metadata *md;
-	uint32_t out; /* the unified file's id */
+	const struct nettrace_metadata *md; /* key (the reader keeps it until its end) */
+	uint32_t out;			    /* the unified file's id */
 };
 
 struct rt_file {
@@ -42,13 +42,14 @@ struct rt_file {
 	struct nettrace_reader *r;
 	bool done;
 	int64_t shift; /* added to the runtime's ns to give the recording's clock */
+	uint32_t pid;  /* the process as the collector saw it (the file's name), 0: unknown */
+	bool other_ns; /* the runtime's pid differs: its thread ids are of another namespace */
 	struct rt_event *ev;
 	size_t nev, ev_cap, next;
 	struct nettrace_buf data; /* payloads of the region */
 	uint64_t *ips;
 	size_t nips, ips_cap;
-	struct md_slot *md;
-	size_t md_cap;
+	struct htab md;
 	uint64_t seq, copied;
 };
 
@@ -113,12 +114,21 @@ static int read_region(struct nettrace_out *o, struct rt_file *rf)
 		}
 		if (it.kind == NETTRACE_ITEM_SEQUENCE_POINT && rf->nev)
 			break;
-		if (it.kind != NETTRACE_ITEM_EVENT)
+		if (it.kind != NETTRACE_ITEM_EVENT || !it.event->meta)
 			continue;
 		const struct nettrace_event *e = it.event;
 		const struct nettrace_trace *tr = nettrace_reader_trace(rf->r);
-		if (!rf->seq++)
+		if (!rf->seq++) {
 			set_clock(o, rf, tr);
+			if (rf->pid && tr->pid && tr->pid != rf->pid) {
+				rf->other_ns = true;
+				log_info(
+				    "%s: the runtime is pid %u in its pid namespace: its events "
+				    "go to its main thread (%u), its thread ids are not the "
+				    "recording's",
+				    rf->path, tr->pid, rf->pid);
+			}
+		}
 		grow_array((void **)&rf->ev, &rf->ev_cap, rf->nev + 1, sizeof(*rf->ev));
 		struct rt_event *x = &rf->ev[rf->nev++];
 		int64_t t = (int64_t)nettrace_ticks_to_ns(tr, e->timestamp) + rf->shift;
@@ -127,10 +137,15 @@ static int read_region(struct nettrace_out *o, struct rt_file *rf)
 		x->md = e->meta;
 		x->pid = (uint32_t)(e->process_id ? e->process_id : tr->pid);
 		x->tid = (uint32_t)e->thread_id;
+		if (rf->pid && (rf->other_ns || !x->pid))
+			x->pid = rf->pid;
+		if (rf->other_ns)
+			x->tid = rf->pid;
 		x->cpu = e->processor;
 		x->payload = rf->data.len;
 		x->payload_len = e->payload_size;
-		nettrace_buf_bytes(&rf->data, e->payload, e->payload_size);
+		if (e->payload_size)
+			nettrace_buf_bytes(&rf->data, e->payload, e->payload_size);
 		x->stack = rf->nips;
 		x->nstack = e->stack ? e->stack_depth : 0;
 		if (x->nstack > MAX_FRAMES)
@@ -166,6 +181,11 @@ int nettrace_out_add_runtime(struct nettrace_out *o, const char *dir, char *cons
 		struct rt_file *rf = &rt->files[rt->n];
 		memset(rf, 0, sizeof(*rf));
 		rf->path = xasprintf("%s/%s", dir, names[i]);
+		rf->md.keysize = sizeof(const struct nettrace_metadata *);
+		unsigned pid;
+		char end;
+		if (sscanf(names[i], "dotnet-%u.nettrac%c", &pid, &end) == 2 && end == 'e')
+			rf->pid = pid;
 		rf->f = fopen(rf->path, "re");
 		if (!rf->f) {
 			log_warn("cannot read %s: %s (its runtime events are not in %s)", rf->path,
@@ -243,9 +263,9 @@ static struct nettrace_field_desc *convert_fields(const struct nettrace_field *f
 static uint32_t metadata_of(struct nettrace_out *o, struct rt_file *rf,
 			    const struct nettrace_metadata *md)
 {
-	grow_array((void **)&rf->md, &rf->md_cap, (size_t)md->id + 1, sizeof(*rf->md));
-	struct md_slot *s = &rf->md[md->id];
-	if (s->md == md && s->out)
+	uint64_t h = unified_hash_bytes(&md, sizeof(md));
+	struct md_slot *s = htab_find(&rf->md, &md, h);
+	if (s)
 		return s->out;
 	uint16_t nf = md->fields_known && md->nfields <= UINT16_MAX ? (uint16_t)md->nfields : 0;
 	struct nettrace_field_desc *fields = convert_fields(md->fields, nf);
@@ -260,10 +280,15 @@ static uint32_t metadata_of(struct nettrace_out *o, struct rt_file *rf,
 	    .version = (int)md->version,
 	    .keywords = md->keywords,
 	};
-	s->md = md;
-	s->out = nettrace_writer_add_metadata(o->w, &d);
+	uint32_t id = nettrace_writer_add_metadata(o->w, &d);
 	free_fields(fields, nf);
-	return s->out;
+	if (!id)
+		return 0;
+	s = xcalloc(1, sizeof(*s));
+	s->md = md;
+	s->out = id;
+	htab_add(&rf->md, s, h);
+	return id;
 }
 
 static int put(struct nettrace_out *o, struct rt_file *rf, const struct rt_event *x)
@@ -279,7 +304,8 @@ static int put(struct nettrace_out *o, struct rt_file *rf, const struct rt_event
 		return -1;
 	uint32_t stack = x->nstack ? nettrace_writer_stack(o->w, rf->ips + x->stack, x->nstack) : 0;
 	o->payload.len = 0;
-	nettrace_buf_bytes(&o->payload, rf->data.data + x->payload, x->payload_len);
+	if (x->payload_len)
+		nettrace_buf_bytes(&o->payload, rf->data.data + x->payload, x->payload_len);
 	if (unified_put_event(o, md, row, cpu, stack, t) < 0)
 		return -1;
 	rf->copied++;
@@ -330,7 +356,7 @@ void unified_runtime_free(struct unified_runtime *rt)
 		free(rf->path);
 		free(rf->ev);
 		free(rf->ips);
-		free(rf->md);
+		htab_free(&rf->md, free);
 		nettrace_buf_free(&rf->data);
 	}
 	free(rt->files);
