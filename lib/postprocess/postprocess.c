@@ -294,6 +294,13 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 	if (p.sym && o->format != FORMAT_PERFCOLLECT &&
 	    !(p.nt = nettrace_out_new(o->nettrace_path, p.reader, p.sym)))
 		log_warn("%s", pc_strerror());
+	if (p.nt && !o->loose) {
+		/* the .NET runtime's own events go into the same file */
+		size_t nnt = 0;
+		char **nt = nettrace_files_find(o->trace_dir, &nnt);
+		nettrace_out_add_runtime(p.nt, o->trace_dir, nt, nnt);
+		nettrace_files_free(nt, nnt);
+	}
 	if (p.sym && zip && (*w = start_archive(o, &out)) == NULL)
 		out = fopen(txt_path, "we");
 	if (!p.sym) {
@@ -415,20 +422,6 @@ int postprocess_run(const struct postprocess_opts *o_in, struct postprocess_stat
 		o.perf_data = perf_data;
 	if (!o.nettrace_path)
 		o.format = FORMAT_PERFCOLLECT;
-	/* The .NET runtime's own events are not in the unified NetTrace yet: with them the
-	 * archive is written too, so that nothing recorded is lost. */
-	if (o.format == FORMAT_NETTRACE && !o.loose) {
-		size_t nnt = 0;
-		char **nt = nettrace_files_find(o.trace_dir, &nnt);
-		nettrace_files_free(nt, nnt);
-		if (nnt) {
-			log_say(
-			    "-format nettrace: the .NET runtime events (%zu file(s)) go into %s, "
-			    "beside the .nettrace of the CPU samples",
-			    nnt, o.zip_path);
-			o.format = FORMAT_BOTH;
-		}
-	}
 	const char *out_dir = o.out_dir ? o.out_dir : o.trace_dir;
 
 	struct jitfiles *jf = jitfiles_new(o.trace_dir, out_dir);

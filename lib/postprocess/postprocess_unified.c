@@ -20,9 +20,15 @@ static const uint8_t EVENTS_GUID[16] = {0x63, 0x5d, 0x5e, 0xbc, 0x99, 0x97, 0x73
 
 /* Field types as initializers (a const object is no constant expression in C). */
 static const struct nettrace_field_type UTF8_CHAR = {.code = NETTRACE_T_UTF8_CHAR};
-#define VARUINT {.code = NETTRACE_T_VARUINT}
+#define VARUINT                                                                                    \
+	{                                                                                          \
+		.code = NETTRACE_T_VARUINT                                                         \
+	}
 /* A uint16 count of UTF-8 bytes: the Universal providers' strings. */
-#define STRING {.code = NETTRACE_T_ARRAY, .element = &UTF8_CHAR}
+#define STRING                                                                                     \
+	{                                                                                          \
+		.code = NETTRACE_T_ARRAY, .element = &UTF8_CHAR                                    \
+	}
 
 static const struct nettrace_field_desc PROCESS_FIELDS[] = {
     {"NamespaceId", VARUINT}, {"Name", STRING}, {"NamespaceName", STRING}};
@@ -139,7 +145,7 @@ struct nettrace_out *nettrace_out_new(const char *path, struct perfdata_reader *
 /* ---- the file's start ---- */
 
 /* The wall clock at perf time t: from the file's clock reading, else this boot's offset. */
-static int64_t wall_clock_at(struct nettrace_out *o, uint64_t t)
+int64_t unified_wall_clock_at(struct nettrace_out *o, uint64_t t)
 {
 	int clockid;
 	uint64_t wall, clk;
@@ -202,7 +208,7 @@ static int start(struct nettrace_out *o, uint64_t t)
 		kv[2 * nkv++ + 1] = release;
 	}
 	struct nettrace_trace_info info = {
-	    .sync_utc_ns = wall_clock_at(o, t),
+	    .sync_utc_ns = unified_wall_clock_at(o, t),
 	    .sync_ticks = t,
 	    .tick_freq = 1000000000,
 	    .pointer_size = 8,
@@ -231,7 +237,16 @@ static int event_time(struct nettrace_out *o, bool has_time, uint64_t t, uint64_
 {
 	if (!has_time)
 		t = o->last_time;
-	if (!o->started && start(o, t) < 0)
+	if (!o->started) {
+		/* the file starts with whichever is first: this event or a runtime event */
+		uint64_t first = t;
+		if (unified_runtime_first(o, &first) && first > t)
+			first = t;
+		if (start(o, first) < 0)
+			return -1;
+	}
+	/* the runtime's events up to now go first */
+	if (unified_runtime_until(o, t) < 0)
 		return -1;
 	if (t < o->last_time) {
 		t = o->last_time;
@@ -299,8 +314,8 @@ static int process_event(struct nettrace_out *o, uint32_t pid, enum system_event
 	return unified_put_event(o, o->system_md[ev], thread, cpu, 0, t);
 }
 
-static int thread_row(struct nettrace_out *o, uint32_t pid, uint32_t tid, const char *comm,
-		      uint32_t cpu, uint64_t t, uint64_t *index)
+int unified_thread_row(struct nettrace_out *o, uint32_t pid, uint32_t tid, const char *comm,
+		       uint32_t cpu, uint64_t t, uint64_t *index)
 {
 	struct thread *th = thread(o, tid);
 	if (th->index && (th->pid != pid || strcmp(th->comm, comm))) {
@@ -348,8 +363,8 @@ static int thread_runs(struct nettrace_out *o, uint32_t pid, uint32_t tid, uint3
 		return 0; /* a thread the recording never described */
 	uint64_t row, value = t - o->sync;
 	uint32_t stack_id = 0;
-	if (thread_row(o, pid, tid, machine_comm(symbolizer_machine(o->sym), pid, tid), cpu, t,
-		       &row) < 0)
+	if (unified_thread_row(o, pid, tid, machine_comm(symbolizer_machine(o->sym), pid, tid), cpu,
+			       t, &row) < 0)
 		return -1;
 	if (th->blocked) {
 		th->blocked = false;
@@ -419,7 +434,7 @@ int nettrace_out_sample(struct nettrace_out *o, const struct perf_sample *s,
 		return fail(o);
 	if (thread_runs(o, s->pid, s->tid, cpu, t) < 0)
 		return fail(o);
-	if (thread_row(o, s->pid, s->tid, comm, cpu, t, &row) < 0 ||
+	if (unified_thread_row(o, s->pid, s->tid, comm, cpu, t, &row) < 0 ||
 	    unified_stack(o, s->pid, frames, nframes, row, cpu, t, &stack_id) < 0)
 		return fail(o);
 	bool tracepoint = s->evsel && s->evsel->attr.type == PERF_TYPE_TRACEPOINT;
@@ -477,9 +492,9 @@ int nettrace_out_record(struct nettrace_out *o, const struct perfdata_record *re
 		    p->live_rows == (own_row ? 1u : 0u)) {
 			uint64_t row;
 			if (event_time(o, rec->id.has_time, rec->id.time, &t) < 0 ||
-			    thread_row(o, pid, tid,
-				       machine_comm(symbolizer_machine(o->sym), pid, tid), cpu, t,
-				       &row) < 0)
+			    unified_thread_row(o, pid, tid,
+					       machine_comm(symbolizer_machine(o->sym), pid, tid),
+					       cpu, t, &row) < 0)
 				return fail(o);
 			o->payload.len = 0;
 			if (unified_put_event(o, o->system_md[PROCESS_EXIT], row, cpu, 0, t) < 0)
@@ -503,8 +518,9 @@ int nettrace_out_record(struct nettrace_out *o, const struct perfdata_record *re
 			return 0;
 		uint64_t row;
 		if (event_time(o, rec->id.has_time, rec->id.time, &t) < 0 ||
-		    thread_row(o, pid, pid, machine_comm(symbolizer_machine(o->sym), pid, pid), cpu,
-			       t, &row) < 0 ||
+		    unified_thread_row(o, pid, pid,
+				       machine_comm(symbolizer_machine(o->sym), pid, pid), cpu, t,
+				       &row) < 0 ||
 		    process_event(o, pid, EXISTING_PROCESS, row, cpu, t) < 0)
 			return fail(o);
 		return 0;
@@ -528,7 +544,13 @@ int nettrace_out_finish(struct nettrace_out *o)
 {
 	if (o->failed)
 		return -1;
-	if (!o->started && start(o, o->last_time) < 0)
+	if (!o->started) {
+		uint64_t first = o->last_time;
+		unified_runtime_first(o, &first);
+		if (start(o, first) < 0)
+			return fail(o);
+	}
+	if (unified_runtime_until(o, UINT64_MAX) < 0)
 		return fail(o);
 	if (nettrace_writer_finish(o->w) < 0)
 		return fail(o);
@@ -542,6 +564,7 @@ int nettrace_out_finish(struct nettrace_out *o)
 		 o->path, o->st.events, o->st.samples, o->st.cswitches, o->st.processes,
 		 o->st.threads, o->st.mappings, o->st.symbols, ws->stacks, ws->bytes,
 		 o->st.samples ? (double)ws->bytes / (double)o->st.samples : 0.0);
+	unified_runtime_log(o);
 	if (o->st.out_of_order)
 		log_info("%s: %" PRIu64 " samples earlier than the one before them were given its "
 			 "time (NetTrace events go forward in time)",
@@ -575,6 +598,7 @@ void nettrace_out_free(struct nettrace_out *o)
 	if (o->tmp)
 		unlink(o->tmp);
 	nettrace_writer_free(o->w);
+	unified_runtime_free(o->runtime);
 	htab_free(&o->threads, free_thread);
 	htab_free(&o->procs, NULL);
 	htab_free(&o->mappings, NULL);

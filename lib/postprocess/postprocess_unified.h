@@ -19,11 +19,17 @@
  *    switch-in after a blocked switch-out, Value = the blocked time in ticks, with the
  *    switch-out's stack, by the rules of report/offcpu.h (ended by the switch-in, or where
  *    the recording lacks it by the thread's next sample; a task perf names ":<tid>" starts
- *    none); PERF_RECORD_SWITCH switch-ins count too.  A thread's first switch-in with no switch-out
- * before it gives a cswitch without a stack whose Value reaches back to the trace's start (PerfView
- * counts every thread blocked until its first cswitch). One thread row per (tid, comm): a thread
- * that changes its name gets a new row.  Times are the perf clock's nanoseconds (1 tick = 1 ns).
- * Memory grows with threads, processes, mappings and symbols, never with samples.
+ *    none); PERF_RECORD_SWITCH switch-ins count too.  A thread's first switch-in with no
+ *    switch-out before it gives a cswitch without a stack whose Value reaches back to the
+ *    trace's start (PerfView counts every thread blocked until its first cswitch).
+ *  - The .NET runtime's events (nettrace_out_add_runtime()): every event of the runtime's
+ *    files, with its metadata, payload, thread and stack, at its time among the samples.
+ *    TraceLog then names JIT'd code by the runtime's method events (and their rundown).
+ *
+ * One thread row per (tid, comm): a thread that changes its name gets a new row.  Times are
+ * the perf clock's nanoseconds (1 tick = 1 ns).  Memory grows with threads, processes,
+ * mappings and symbols, never with samples (and with the largest region between sequence
+ * points of a runtime event file).
  *
  * The file is written to <path>.tmp.<pid> and renamed to path when finished.
  */
@@ -37,13 +43,18 @@ struct nettrace_out;
 
 struct nettrace_out_stats {
 	uint64_t events, samples, cswitches, processes, threads, mappings, symbols, stacks;
-	uint64_t out_of_order; /* samples earlier than the one before: given its time */
+	uint64_t runtime_events; /* copied from the runtime's event files */
+	uint64_t out_of_order;	 /* samples earlier than the one before: given its time */
 	uint64_t bytes;
 };
 
 /* Creates the temporary file; NULL with pc_err().  r and sym are borrowed for the pass. */
 struct nettrace_out *nettrace_out_new(const char *path, struct perfdata_reader *r,
 				      struct symbolizer *sym);
+/* Copies the .NET runtime's events of these files of dir (dotnet-<pid>.nettrace) into the
+ * file too, each at its time among the samples (postprocess_unified_runtime.c).  A file
+ * that cannot be read is said in the log and left out. */
+int nettrace_out_add_runtime(struct nettrace_out *o, const char *dir, char *const *names, size_t n);
 /* A non-sample record, after symbolizer_process() took it (fork, exit, context switch). */
 int nettrace_out_record(struct nettrace_out *o, const struct perfdata_record *rec);
 /* A sample as perf.data.txt shows it: its frames, its thread's comm, the tracepoint text

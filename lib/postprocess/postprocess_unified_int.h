@@ -108,6 +108,7 @@ struct nettrace_out {
 	struct frame_memo *memo;
 	uint64_t ips[MAX_FRAMES];
 	struct nettrace_out_stats st;
+	struct unified_runtime *runtime; /* the .NET runtime's event files, NULL: none */
 };
 
 /* The process of pid (created empty when new). */
@@ -119,5 +120,19 @@ int unified_put_event(struct nettrace_out *o, uint32_t md, uint64_t thread, uint
  * pid, for an event of thread at t on cpu): its id in *id. */
 int unified_stack(struct nettrace_out *o, uint32_t pid, const struct frame *frames, size_t n,
 		  uint64_t thread, uint32_t cpu, uint64_t t, uint32_t *id);
+
+/* The live thread row of thread tid of process pid named comm (a new one when the name or
+ * process changed); writes the process's first event when it is new. */
+int unified_thread_row(struct nettrace_out *o, uint32_t pid, uint32_t tid, const char *comm,
+		       uint32_t cpu, uint64_t t, uint64_t *index);
+/* The wall clock (ns since the epoch) at recording time t. */
+int64_t unified_wall_clock_at(struct nettrace_out *o, uint64_t t);
+
+/* postprocess_unified_runtime.c: the runtime's events.  The time of the earliest one not
+ * written (false: none left); writes those up to t (after the file started); logs, frees. */
+bool unified_runtime_first(struct nettrace_out *o, uint64_t *t);
+int unified_runtime_until(struct nettrace_out *o, uint64_t t);
+void unified_runtime_log(const struct nettrace_out *o);
+void unified_runtime_free(struct unified_runtime *rt);
 
 #endif

@@ -3,7 +3,8 @@
 # the app its PID 1), collected from the host as a sidecar does: no shared /tmp, the
 # diagnostics socket reached through /proc/<pid>/root.  System-wide, the app is started
 # after the collector and must be found within seconds; then with -pid <host pid>.  Counts
-# as in dotnet_events.sh, the file named by the host PID.
+# as in dotnet_events.sh, the file named by the host PID; in the unified <name>.nettrace,
+# TraceLog gives the runtime's events to the host PID.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/container/helpers.sh"
 source "$TEST_SRCDIR/workloads/dotnet/testlib.sh"
@@ -54,4 +55,14 @@ start_app_container B
 start_collect pid -pid "$APP_PID"
 run_events pid
 compare_counts pid "$APP_PID"
+# the unified NetTrace: TraceLog gives the runtime's events to the host pid
+unzip -p pid.trace.zip pid.trace/pid.nettrace >unified.nettrace
+traceevent tracelog unified.nettrace --runtime >unified.tl 2>unified.tl.err
+exc=$(awk '/^exceptions/ { print $2 }' pid.te)
+tl=$(awk -v p="$APP_PID" '$1 == "runtime_event" && $3 == p &&
+	$2 == "Microsoft-Windows-DotNETRuntime/Exception/Start" { print $4 }' unified.tl)
+check "unified .nettrace: TraceLog gives the app's $exc exceptions to host pid $APP_PID ($tl)" \
+	test -n "$exc" -a "$tl" = "$exc"
+check "... its thread ids said to be of another namespace" bash -c \
+	"'$PC' cat pid.trace.zip perfcollect.log | grep -q 'is pid 1 in its pid namespace'"
 finish

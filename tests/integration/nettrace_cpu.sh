@@ -11,19 +11,26 @@ need_root
 need_traceevent
 
 # Leaf frames as "count name" lines, names without module or .NET's return type, [Module]
-# and [tier] (TraceLog shows "Module!Namespace.Type::Method(args)"), unnamed frames left out.
+# and [tier], unnamed frames left out.  A .NET method is compared by name without its
+# arguments and with "." for "::": TraceLog names it from our ProcessSymbol
+# ("Namespace.Type::Method(args)", perf map's spelling) or, when the runtime's method events
+# are in the file too, from those ("Namespace.Type.Method(class System.String)").
+norm_names() { awk -F'\t' -v OFS='\t' '{ sub(/\(.*$/, "", $2); gsub(/::/, ".", $2); print }'; }
 view_leaves() { # ZIP [view options]: the chosen event's samples by leaf, from folded stacks
 	"$PC" view "$@" -folded - 2>/dev/null | awk '{ n = $NF; sub(/ [0-9]+$/, "");
 		k = split($0, f, ";"); print f[k] "\t" n }' |
 		sed -E 's/^[^[	]* \[[^]	]*\] ([^	]*)\[[A-Za-z0-9]*\]	/\1	/' |
 		awk -F'\t' '$1 !~ /^\[/ { c[$1] += $2 } END { for (k in c) print c[k] "\t" k }' |
+		norm_names | awk -F'\t' '{ c[$2] += $1 } END { for (k in c) print c[k] "\t" k }' |
 		sort -k1,1nr -k2
 }
 te_leaves() { # TRACELOG_OUTPUT
 	awk '/^cpu_leaf / { n = $2; sub(/^cpu_leaf [0-9]+ /, ""); print n "\t" $0 }' "$1" |
 		awk -F'\t' '{ i = index($2, "!"); m = i ? substr($2, i + 1) : $2 }
 			m != "?" && m != "" && $2 !~ /^(Thread|Process)/ { c[m] += $1 }
-			END { for (k in c) print c[k] "\t" k }' | sort -k1,1nr -k2
+			END { for (k in c) print c[k] "\t" k }' |
+		norm_names | awk -F'\t' '{ c[$2] += $1 } END { for (k in c) print c[k] "\t" k }' |
+		sort -k1,1nr -k2
 }
 
 # compare LABEL NAME: TraceLog's CPU view of NAME.nettrace against view of NAME.trace.zip.
@@ -95,9 +102,9 @@ if ( source "$TEST_SRCDIR/workloads/dotnet/testlib.sh"; need_dotnet_app ) >/dev/
 	"$PC" collect net -pid "$APP_PID" -collectsec 2 2>net.err || { cat net.err; fail "collect .NET"; }
 	compare ".NET" net
 	check ".NET: JIT'd methods are named, in the app's module" \
-		grep -q '^cpu_frame [0-9]* pc-dotnet-app!PcDotnetApp.HotLoop::Churn(int32)$' net.te
+		grep -qE '^cpu_frame [0-9]* pc-dotnet-app!PcDotnetApp.HotLoop(::|\.)Churn\(int32\)$' net.te
 	check ".NET: ReadyToRun CoreLib code is named, in CoreLib" \
-		grep -qi '^cpu_frame [0-9]* system.private.corelib!System.String::Join(' net.te
+		grep -qiE '^cpu_frame [0-9]* system.private.corelib!System.String(::|\.)Join\(' net.te
 else
 	echo "(the .NET SDK is not installed: no .NET part)"
 fi

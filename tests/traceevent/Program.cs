@@ -6,7 +6,7 @@
 //       PerfView's GUI opens for a trace.zip).  See PerfScript.cs for the lines printed.
 //   pc-traceevent nettrace FILE.nettrace
 //       the file read by EventPipeEventSource: event counts (see NetTrace.cs).
-//   pc-traceevent tracelog FILE.nettrace [--threadtime] [--stacks]
+//   pc-traceevent tracelog FILE.nettrace [--threadtime] [--stacks] [--runtime]
 //       a .nettrace through TraceLog, as PerfView opens one: its CPU and Thread Time views
 //       and event counts.  See TraceLogCmd.cs.
 //

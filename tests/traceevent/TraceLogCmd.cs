@@ -16,6 +16,11 @@
 //   tt_state NAME M                --threadtime: ms under CPU_TIME, BLOCKED_TIME ...
 //   tt_blocked M NAME              --threadtime: blocked ms of the stacks holding each frame
 //   tt_stack M;ROOT;...;LEAF       --threadtime --stacks: one line per thread-time sample
+//   runtime_event PROVIDER/NAME PID N S M FIRST LAST   --runtime: per event type of a
+//                                  provider other than Universal.* and process TraceLog gave it
+//                                  to: its count, how many carry a stack, how many of those have
+//                                  a named frame, the first and last one's time (ms)
+//   cpu_span FIRST LAST            the first and last CPU sample's time (ms)
 using System;
 using System.Collections.Generic;
 using System.Globalization;
@@ -47,12 +52,13 @@ namespace PcTraceEvent
 		{
 			if (args.Length < 1)
 			{
-				Console.Error.WriteLine("usage: pc-traceevent tracelog FILE.nettrace [--threadtime] [--stacks] [--events]");
+				Console.Error.WriteLine("usage: pc-traceevent tracelog FILE.nettrace [--threadtime] [--stacks] [--events] [--runtime]");
 				return 2;
 			}
 			bool threadTime = args.Contains("--threadtime");
 			bool stacks = args.Contains("--stacks");
 			dumpEvents = args.Contains("--events");
+			runtime = args.Contains("--runtime");
 			string etlx = Path.Combine(Path.GetTempPath(), "pc-tracelog-" + Environment.ProcessId + ".etlx");
 			int lost = 0;
 			var options = new TraceLogOptions
@@ -76,7 +82,39 @@ namespace PcTraceEvent
 			return 0;
 		}
 
-		static bool dumpEvents;
+		static bool dumpEvents, runtime;
+
+		// The events of the runtime's providers, by type and process (see --runtime).
+		static void RuntimeEvents(TraceLog log)
+		{
+			var counts = new SortedDictionary<string, long[]>(StringComparer.Ordinal);
+			var times = new Dictionary<string, double[]>();
+			foreach (var e in log.Events)
+			{
+				if (e.ProviderName.StartsWith("Universal.", StringComparison.Ordinal))
+					continue;
+				string key = $"{e.ProviderName}/{e.EventName} {e.ProcessID}";
+				if (!counts.TryGetValue(key, out var c))
+				{
+					counts[key] = c = new long[3];
+					times[key] = new[] { e.TimeStampRelativeMSec, e.TimeStampRelativeMSec };
+				}
+				c[0]++;
+				times[key][1] = e.TimeStampRelativeMSec;
+				var stack = e.CallStack();
+				if (stack == null)
+					continue;
+				c[1]++;
+				for (var f = stack; f != null; f = f.Caller)
+					if (!string.IsNullOrEmpty(f.CodeAddress.FullMethodName))
+					{
+						c[2]++;
+						break;
+					}
+			}
+			foreach (var kv in counts)
+				Console.WriteLine($"runtime_event {kv.Key} {kv.Value[0]} {kv.Value[1]} {kv.Value[2]} " + F(times[kv.Key][0]) + " " + F(times[kv.Key][1]));
+		}
 
 		static void Report(TraceLog log, int lost, bool threadTime, bool stacks)
 		{
@@ -89,14 +127,20 @@ namespace PcTraceEvent
 				Console.WriteLine($"event {st.ProviderName}/{st.EventName} {st.Count} {st.StackCount}");
 			foreach (var p in log.Processes.OrderBy(p => p.ProcessID))
 				Console.WriteLine($"process {p.ProcessID} \"{p.Name}\" " + F(p.CPUMSec) + (dumpEvents ? $" image={p.ImageFileName} cmd={p.CommandLine} start={p.StartTimeRelativeMsec} idx={p.ProcessIndex}" : ""));
+			if (runtime)
+				RuntimeEvents(log);
 
 			// PerfView's "CPU" view of a universal trace (EventPipePerfViewData "CPU").
 			var cpu = new MutableTraceEventStackSource(log);
 			var sample = new StackSourceSample(cpu);
 			var source = log.Events.GetSource();
 			var universal = new UniversalEventsTraceEventParser(source);
+			double firstCpu = double.NaN, lastCpu = double.NaN;
 			universal.cpu += data =>
 			{
+				if (double.IsNaN(firstCpu))
+					firstCpu = data.TimeStampRelativeMSec;
+				lastCpu = data.TimeStampRelativeMSec;
 				sample.TimeRelativeMSec = data.TimeStampRelativeMSec;
 				sample.Metric = data.Value;
 				sample.StackIndex = cpu.GetCallStack(data.CallStackIndex(), data);
@@ -104,6 +148,8 @@ namespace PcTraceEvent
 			};
 			source.Process();
 			cpu.DoneAddingSamples();
+			if (runtime)
+				Console.WriteLine("cpu_span " + F(firstCpu) + " " + F(lastCpu));
 
 			long samples = 0;
 			double metric = 0;
