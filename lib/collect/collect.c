@@ -217,6 +217,8 @@ static void note_exit_or_fork(struct collector *c, const struct perf_event_heade
 
 static void forget_exited(struct collector *c)
 {
+	if (!c->ready)
+		return; /* (c->exited may still be NULL: memmove() must not see it) */
 	for (size_t i = 0; i < c->ready; i++) {
 		struct exited *e = &c->exited[i];
 		if (e->tid == UINT32_MAX)
