@@ -18,10 +18,17 @@ static const uint8_t SYSTEM_GUID[16] = {0x6c, 0x7b, 0x10, 0x8c, 0xf8, 0x79, 0x31
 static const uint8_t EVENTS_GUID[16] = {0x63, 0x5d, 0x5e, 0xbc, 0x99, 0x97, 0x73, 0x58,
 					0x33, 0xd9, 0xfb, 0xa8, 0x31, 0x6c, 0xef, 0x71};
 
-static const struct nettrace_field_type VARUINT = {.code = NETTRACE_T_VARUINT};
+/* Initializers, not objects: a const object is no constant expression in C (clang refuses). */
+#define VARUINT                                                                                    \
+	{                                                                                          \
+		.code = NETTRACE_T_VARUINT                                                         \
+	}
 static const struct nettrace_field_type UTF8_CHAR = {.code = NETTRACE_T_UTF8_CHAR};
 /* A uint16 count of UTF-8 bytes: the Universal providers' strings. */
-static const struct nettrace_field_type STRING = {.code = NETTRACE_T_ARRAY, .element = &UTF8_CHAR};
+#define STRING                                                                                     \
+	{                                                                                          \
+		.code = NETTRACE_T_ARRAY, .element = &UTF8_CHAR                                    \
+	}
 
 static const struct nettrace_field_desc PROCESS_FIELDS[] = {
     {"NamespaceId", VARUINT}, {"Name", STRING}, {"NamespaceName", STRING}};
