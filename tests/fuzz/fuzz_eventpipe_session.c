@@ -11,12 +11,14 @@
  * parsing, the session id, the fallback, then the stream read with nettrace_read over the
  * session's fd (as a tool reading a session does) and StopTracing on a new connection.  The
  * thread checks what the session sends: the protocol's magic and sizes, CollectTracing5
- * first, and StopTracing naming the session id the answer gave. */
+ * first, and StopTracing naming the session id the answer gave.  Another process that
+ * connects (a system-wide collection takes this one for a .NET process) is not answered. */
 #include "fuzz.h"
 #include "dotnet/dotnet_ipc.h"
 #include "dotnet/eventpipe_events.h"
 #include "nettrace/nettrace_read.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -42,6 +44,8 @@ static int read_all(int fd, uint8_t *buf, size_t len)
 {
 	for (size_t got = 0; got < len;) {
 		ssize_t n = read(fd, buf + got, len - got);
+		if (n < 0 && errno == EINTR) /* libFuzzer's SIGALRM */
+			continue;
 		if (n <= 0)
 			return -1;
 		got += (size_t)n;
@@ -53,6 +57,8 @@ static void write_all_to(int fd, const uint8_t *p, size_t len)
 {
 	while (len) {
 		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
 		if (n <= 0)
 			return; /* the session stopped reading: fine */
 		p += n;
@@ -70,7 +76,14 @@ static size_t reply_len(const uint8_t *p, size_t n)
 static void serve(int fd)
 {
 	uint8_t hdr[20], payload[0x10000];
-	FUZZ_CHECK(read_all(fd, hdr, 20) == 0);
+	ssize_t first;
+	while ((first = read(fd, hdr, 1)) < 0 && errno == EINTR)
+		;
+	if (first == 0) { /* the harness's barrier: every earlier connection is done */
+		write_all_to(fd, hdr, 1);
+		return;
+	}
+	FUZZ_CHECK(read_all(fd, hdr + 1, 19) == 0);
 	FUZZ_CHECK(!memcmp(hdr, "DOTNET_IPC_V1", 14));
 	size_t len = (size_t)(hdr[14] | hdr[15] << 8);
 	FUZZ_CHECK(len >= 20);
@@ -111,6 +124,22 @@ static void serve(int fd)
 	write_all_to(fd, out, n);
 }
 
+/* Returns when the runtime thread is done with every connection made so far (it takes them
+ * in order): the input it serves from must stay until then. */
+static void barrier(void)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	memcpy(addr.sun_path, rt.path, sizeof(addr.sun_path));
+	uint8_t done;
+	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
+	    shutdown(fd, SHUT_WR) < 0 || read_all(fd, &done, 1) < 0) {
+		perror("the runtime thread's barrier");
+		abort();
+	}
+	close(fd);
+}
+
 static void *runtime_thread(void *arg)
 {
 	(void)arg;
@@ -118,7 +147,13 @@ static void *runtime_thread(void *arg)
 		int fd = accept(rt.listen_fd, NULL, NULL);
 		if (fd < 0)
 			continue;
-		serve(fd);
+		/* Only this process's own calls: a collector elsewhere on the machine that
+		 * takes us for a .NET process (it finds the socket) gets nothing. */
+		struct ucred peer;
+		socklen_t len = sizeof(peer);
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) == 0 &&
+		    peer.pid == getpid())
+			serve(fd);
 		close(fd);
 	}
 	return NULL;
@@ -181,13 +216,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		nettrace_reader_free(r);
 		/* to the stream's end, as a tool does: the runtime never blocks on a reader */
 		char buf[4096];
-		while (read(s.fd, buf, sizeof(buf)) > 0)
+		ssize_t got;
+		while ((got = read(s.fd, buf, sizeof(buf))) > 0 || (got < 0 && errno == EINTR))
 			;
 		int stop = eventpipe_session_stop_send(&s);
 		FUZZ_CHECK(stop >= 0);
 		FUZZ_CHECK(eventpipe_session_stop_answer(&s, stop) == 0);
 		eventpipe_session_close(&s);
 	}
+	barrier();
 	rt.data = NULL;
 	return 0;
 }
