@@ -1,6 +1,9 @@
 /* NetTrace streams (lib/nettrace/nettrace_read.c), as the .NET runtime writes them over
- * EventPipe and as dotnet-<pid>.nettrace files hold them: every item read through a reader
- * fed in small chunks (the input's length picks their size), every event decoded by
+ * EventPipe and as dotnet-<pid>.nettrace files hold them.  The reader hands every metadata
+ * block to lib/nettrace/nettrace_metadata.c (v4/v5 and v6 rows, field lists, UTF-16 names)
+ * and keeps its state in lib/nettrace/nettrace_tables.c (metadata, stacks, thread and label
+ * blocks, sequence numbers and points): both are fuzzed through it.  Every item read through a
+ * reader fed in small chunks (the input's length picks their size), every event decoded by
  * runtime_events when it is one of the runtime's, and the whole stream through `view`'s
  * runtime report (lib/report/runtime_report.c), printed to /dev/null. */
 #include "fuzz.h"
