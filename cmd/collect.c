@@ -1,8 +1,8 @@
 /* collect: perfcollect's `collect <name>` options, then lib/collect does the work; `start`
- * takes the same options and records in the background (lib/collect_bg), `stop` ends it. */
+ * takes the same options and records in the background (lib/collect/collect_bg), `stop` ends it. */
 #include "cli.h"
-#include "collect.h"
-#include "collect_bg.h"
+#include "collect/collect.h"
+#include "collect/collect_bg.h"
 #include "commands.h"
 #include "dotnet/eventpipe_events.h"
 
@@ -23,7 +23,8 @@ static void usage(FILE *f, const char *cmd, const struct cli_opt *opts)
 		    f, "usage: perfcollect-c collect <name> [options]\n\n"
 		       "Records CPU samples (cpu-clock, 1000 Hz, user and kernel call stacks) "
 		       "until Ctrl+C,\nSIGTERM, -collectsec or the -pid target's exit, then writes "
-		       "<name>.trace.zip\nand <name>.nettrace (see -format).\n-threadtime and -offcpu add the sched_switch, "
+		       "<name>.trace.zip\nand <name>.nettrace (see -format).\n-threadtime and "
+		       "-offcpu add the sched_switch, "
 		       "sched_stat_sleep and sched_process_exit\ntracepoints (mounting tracefs if "
 		       "needed); -offcpu records them instead of CPU samples.  With -pid the\n"
 		       "switches to its threads from other tasks are recorded too, so each wait "
@@ -69,7 +70,8 @@ static int collect_command(const char *cmd, int argc, char **argv)
 	    {"freq", 'F', CLI_INT, &o.freq, "N",
 	     "samples per second (perf's -F; default 1000, as perfcollect)"},
 	    {"buffersize", 0, CLI_STR, &buffersize, "N|SIZE",
-	     "ring buffer per CPU: N pages, or N[B|K|M|G] bytes (default 1M; 512K unprivileged, as perf)"},
+	     "ring buffer per CPU: N pages, or N[B|K|M|G] bytes (default 1M; 512K unprivileged, as "
+	     "perf)"},
 	    {"threadtime", 0, CLI_FLAG, &o.threadtime, NULL,
 	     "also context switches (sched tracepoints) with stacks: on- and off-CPU time"},
 	    {"offcpu", 0, CLI_FLAG, &o.offcpu, NULL,

@@ -12,7 +12,7 @@
 #include "base/archive.h"
 #include "base/log.h"
 #include "base/outfile.h"
-#include "collect.h"
+#include "collect/collect.h"
 #include "perfdata/perfdata_read.h"
 #include "cli.h"
 #include "commands.h"

@@ -331,7 +331,6 @@ static const char offcpu_help[] =
     "time by method; allocation ticks by type.  Shown after the CPU report, alone with\n"
     "-runtime or when the trace has no CPU samples (collect -gconly ...).\n";
 
-
 /* "dir/app.trace.zip" -> "app" + ext, in the current directory. */
 static char *default_output(const char *input, const char *ext)
 {
@@ -457,7 +456,6 @@ static int run_diff(const struct view_opts *vo, const char *input, struct view *
 	view_free(base);
 	return rc;
 }
-
 
 /* The outputs the options ask for (at most 3); -1 after a message when they make no sense. */
 static int plan_outputs(const struct view_opts *vo, const char *input, struct output *outs,

@@ -23,24 +23,7 @@
 #define PC_NETTRACE_WRITE_H
 
 #include "base/util.h"
-
-/* A growable byte buffer, with the format's encodings, to build payloads in. */
-struct nettrace_buf {
-	uint8_t *data;
-	size_t len, cap;
-};
-void nettrace_buf_free(struct nettrace_buf *b);
-void nettrace_buf_bytes(struct nettrace_buf *b, const void *p, size_t n);
-void nettrace_buf_u8(struct nettrace_buf *b, uint8_t v);
-void nettrace_buf_u16(struct nettrace_buf *b, uint16_t v);
-void nettrace_buf_u32(struct nettrace_buf *b, uint32_t v);
-void nettrace_buf_u64(struct nettrace_buf *b, uint64_t v);
-void nettrace_buf_varuint(struct nettrace_buf *b, uint64_t v);
-void nettrace_buf_varint(struct nettrace_buf *b, int64_t v); /* zigzag */
-/* UTF-8 with a varuint length (the format's own strings: metadata, threads, labels). */
-void nettrace_buf_string(struct nettrace_buf *b, const char *s);
-/* UTF-8 with a uint16 length: an Array of UTF8CodeUnit in a payload (cut at 65535 bytes). */
-void nettrace_buf_short_string(struct nettrace_buf *b, const char *s);
+#include "nettrace_buf.h"
 
 /* Field type codes of the metadata (the format's TypeCode). */
 enum nettrace_typecode {
@@ -193,8 +176,5 @@ int nettrace_writer_sequence_point(struct nettrace_writer *w, uint64_t timestamp
 int nettrace_writer_finish(struct nettrace_writer *w);
 const struct nettrace_writer_stats *nettrace_writer_stats(const struct nettrace_writer *w);
 void nettrace_writer_free(struct nettrace_writer *w);
-
-/* The varuint encoding, for callers that size things (returns bytes written to out[10]). */
-size_t nettrace_varuint(uint8_t *out, uint64_t v);
 
 #endif

@@ -418,9 +418,10 @@ int postprocess_run(const struct postprocess_opts *o_in, struct postprocess_stat
 		char **nt = nettrace_files_find(o.trace_dir, &nnt);
 		nettrace_files_free(nt, nnt);
 		if (nnt) {
-			log_say("-format nettrace: the .NET runtime events (%zu file(s)) go into %s, "
-				"beside the .nettrace of the CPU samples",
-				nnt, o.zip_path);
+			log_say(
+			    "-format nettrace: the .NET runtime events (%zu file(s)) go into %s, "
+			    "beside the .nettrace of the CPU samples",
+			    nnt, o.zip_path);
 			o.format = FORMAT_BOTH;
 		}
 	}

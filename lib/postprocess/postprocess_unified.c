@@ -69,9 +69,19 @@ static void free_thread(void *p)
 static size_t evsel_index(const struct nettrace_out *o, const struct perfdata_evsel *ev)
 {
 	size_t n = perfdata_reader_nr_evsels(o->r);
-	for (size_t i = 0; i < n; i++)
-		if (perfdata_reader_evsel(o->r, i) == ev)
-			return i;
+	for (size_t i = 0; i < n; i++) {
+		if (perfdata_reader_evsel(o->r, i) != ev)
+			continue;
+		/* Evsels of one name are one event (collect -pid -threadtime records sched_switch
+		 * twice: its threads' own, and the switches to them from other tasks); TraceLog
+		 * refuses two events of one name. */
+		for (size_t j = 0; ev->name && j < i; j++) {
+			const char *name = perfdata_reader_evsel(o->r, j)->name;
+			if (name && !strcmp(name, ev->name))
+				return j;
+		}
+		return i;
+	}
 	return n;
 }
 
@@ -116,7 +126,7 @@ struct nettrace_out *nettrace_out_new(const char *path, struct perfdata_reader *
 	o->switch_evsel = n;
 	for (size_t i = 0; i < n; i++) {
 		const char *name = perfdata_reader_evsel(r, i)->name;
-		if (name && !strcmp(name, "sched:sched_switch"))
+		if (name && !strcmp(name, "sched:sched_switch") && o->switch_evsel == n)
 			o->switch_evsel = i;
 	}
 	o->cswitch = o->switch_evsel < n;

@@ -191,9 +191,14 @@ static int frame_mapping(struct nettrace_out *o, uint32_t pid, const struct fram
 	}
 	if (!f->map)
 		return 0;
-	/* JIT code in a double mapping keeps the mapping's name: TraceLog names such code's
-	 * module from the method's name (and perf names its frames by the perf map). */
-	const char *name = str_startswith(f->map->filename, "/memfd:") ? f->map->filename : f->dso;
+	/* A mapping is named one way whatever its frames' dso in perf.data.txt: JIT code in a
+	 * double mapping by the mapping (TraceLog names such code's module from the method's
+	 * name), anonymous JIT code by the perf map that names it, as perf does, and a file by
+	 * itself (ReadyToRun code in CoreLib is CoreLib's). */
+	const char *name = f->map->filename;
+	bool anon = name[0] != '/' || !strcmp(name, "//anon");
+	if (f->kind == FRAME_JIT && f->jit_map && anon)
+		name = f->jit_map;
 	return mapping(o, pid, f->map->start, f->map->end, f->map->pgoff, name, f->map, thread, cpu,
 		       t, id);
 }

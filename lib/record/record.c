@@ -1,8 +1,7 @@
 /* record: see record.h. */
-#include "record.h"
+#include "record_int.h"
 #include "base/log.h"
 #include "base/proc.h"
-#include "perfdata/perfdata_read.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -17,7 +16,7 @@
 
 #define DEFAULT_RING_BYTES (1u << 20)
 /* Over this the page count no longer fits the kernel's size field; the kernel itself refuses
- * less (1 GiB with 4 KiB pages on x86-64), which map_ring() says when it happens. */
+ * less (1 GiB with 4 KiB pages on x86-64), which record_map_ring() says when it happens. */
 #define MAX_RING_BYTES (1ull << 40)
 #define POLL_MAX_MS    250 /* drain at least this often, so rounds stay short */
 /* With tid_filter events, this often: a new thread's switches count from the drain that
@@ -26,46 +25,6 @@
 /* Unprivileged, the rings count against kernel.perf_event_mlock_kb (516 KiB per CPU by
  * default) and then RLIMIT_MEMLOCK: perf record's default for a user, which fits. */
 #define DEFAULT_RING_BYTES_USER (512u << 10)
-
-struct ring {
-	int cpu;
-	int fd; /* the fd the ring is mapped on; the others are redirected to it */
-	void *base;
-	size_t mmap_len;
-	unsigned char *data;
-	uint64_t size; /* power of two */
-};
-
-struct opened_event {
-	struct record_event ev;
-	uint64_t *ids;
-	size_t nids, cap;
-	int *fds; /* with a tid_filter: its per-CPU fds (not in recorder.fds) */
-	size_t nfds;
-	bool filter_failed; /* said once */
-};
-
-struct recorder {
-	pid_t pid;
-	int *cpus;
-	size_t ncpus;
-	struct ring *rings; /* one per entry of cpus[] */
-	uint64_t ring_bytes;
-	struct opened_event *events;
-	size_t nevents;
-	int *fds;
-	size_t nfds, fds_cap;
-	pid_t *tids; /* threads opened (or found covered by inheritance) */
-	size_t ntids, tids_cap;
-	/* Threads recorded now (-pid with tid_filter events): tids, then FORK/EXIT records. */
-	pid_t *live;
-	size_t nlive, live_cap;
-	bool live_changed, has_tid_filters;
-	uint64_t *filtered_ids; /* every id of the tid_filter events, sorted */
-	size_t nfiltered_ids;
-	unsigned char *scratch; /* a record that wraps the ring end is copied here */
-	bool user_only;		/* kernel samples were refused: user space only */
-};
 
 int online_cpus(int **cpus, size_t *n)
 {
@@ -125,8 +84,7 @@ static long foreign_owner(pid_t pid)
 	return (long)st.uid;
 }
 
-/* One line naming the cause and the fix, from perf_event_open's errno. */
-static int open_error(int err, const char *event, pid_t pid)
+int record_open_error(int err, const char *event, pid_t pid)
 {
 	long owner;
 	switch (err) {
@@ -242,7 +200,7 @@ static int ring_refused(const struct recorder *r, int err)
 	return pc_err_errno("cannot map a %s ring buffer", sz);
 }
 
-static int map_ring(struct recorder *r, struct ring *ring, int fd)
+int record_map_ring(struct recorder *r, struct ring *ring, int fd)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	ring->mmap_len = (size_t)page + r->ring_bytes;
@@ -300,7 +258,7 @@ static int open_one(struct recorder *r, struct opened_event *ev, pid_t tid, size
 	grow_array((void **)&r->fds, &r->fds_cap, r->nfds + 1, sizeof(*r->fds));
 	r->fds[r->nfds++] = fd;
 	if (ring->fd < 0) {
-		if (map_ring(r, ring, fd) < 0)
+		if (record_map_ring(r, ring, fd) < 0)
 			return -1;
 	} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) < 0) {
 		return pc_err_errno("cannot redirect event %s into the ring of CPU %d", ev->ev.name,
@@ -316,7 +274,7 @@ static int open_one(struct recorder *r, struct opened_event *ev, pid_t tid, size
 }
 
 /* Every event on every CPU for one thread (tid -1: all CPUs, system-wide).  Events with a
- * tid_filter are not per thread: open_filtered() opens them. */
+ * tid_filter are not per thread: record_filter_open() opens them. */
 static int open_thread(struct recorder *r, pid_t tid)
 {
 	for (size_t e = 0; e < r->nevents; e++)
@@ -331,7 +289,7 @@ static int open_thread(struct recorder *r, pid_t tid)
 			 * itself missing is. */
 			if (rc == ESRCH && tid != r->pid && r->pid > 0)
 				return 0;
-			return open_error(rc, r->events[e].ev.name, r->pid);
+			return record_open_error(rc, r->events[e].ev.name, r->pid);
 		}
 	return 0;
 }
@@ -402,160 +360,6 @@ static int open_process(struct recorder *r)
 	return 0;
 }
 
-/* The longest tracepoint filter the kernel takes (it copies at most a page, NUL included). */
-static size_t max_filter_len(void)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	return (page > 0 ? (size_t)page : 4096) - 1;
-}
-
-/* ev on the CPU of ring ci for every task, filtered by filter, into that ring.  Returns the
- * enabled fd, or -1 (message set). */
-static int open_filtered_one(struct recorder *r, struct opened_event *ev, size_t ci,
-			     const char *filter)
-{
-	struct ring *ring = &r->rings[ci];
-	struct perf_event_attr a = ev->ev.attr;
-	a.disabled = 1; /* until filtered: unfiltered it records every task */
-	int fd = (int)syscall(SYS_perf_event_open, &a, -1, ring->cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return open_error(errno, ev->ev.name, -1);
-	uint64_t id;
-	const char *what = NULL;
-	if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) < 0)
-		what = "set the filter of";
-	else if (ring->fd >= 0 ? ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) < 0
-			       : map_ring(r, ring, fd) < 0)
-		what = "redirect into its CPU's ring";
-	else if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
-		what = "read the id of";
-	else if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
-		what = "enable";
-	if (what) {
-		pc_err_errno("cannot %s %s (filter %s)", what, ev->ev.name, filter);
-		close(fd);
-		return -1;
-	}
-	grow_array((void **)&ev->ids, &ev->cap, ev->nids + 1, sizeof(*ev->ids));
-	ev->ids[ev->nids++] = id;
-	return fd;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static void index_filtered_ids(struct recorder *r)
-{
-	free(r->filtered_ids);
-	r->filtered_ids = NULL;
-	r->nfiltered_ids = 0;
-	size_t n = 0;
-	for (size_t e = 0; e < r->nevents; e++)
-		if (r->events[e].ev.tid_filter)
-			n += r->events[e].nids;
-	r->filtered_ids = xmalloc((n ? n : 1) * sizeof(uint64_t));
-	for (size_t e = 0; e < r->nevents; e++)
-		for (size_t i = 0; r->events[e].ev.tid_filter && i < r->events[e].nids; i++)
-			r->filtered_ids[r->nfiltered_ids++] = r->events[e].ids[i];
-	qsort(r->filtered_ids, r->nfiltered_ids, sizeof(uint64_t), cmp_u64);
-}
-
-/* A sample of a tid_filter event taken in a thread the per-thread events follow: theirs. */
-static bool taken_in_recorded_thread(struct recorder *r, const struct perf_event_header *h)
-{
-	const struct perf_event_attr *a = &r->events[0].ev.attr; /* one id layout for all */
-	uint64_t id;
-	if (h->type != PERF_RECORD_SAMPLE || perfdata_record_id(a, h, &id) < 0 ||
-	    !bsearch(&id, r->filtered_ids, r->nfiltered_ids, sizeof(id), cmp_u64))
-		return false;
-	struct opened_event *ev = NULL;
-	for (size_t e = 0; e < r->nevents && !ev; e++)
-		if (r->events[e].ev.tid_filter)
-			ev = &r->events[e];
-	struct perf_sample s;
-	if (!ev || perfdata_parse_sample(&ev->ev.attr, h, &s) < 0)
-		return false;
-	if ((pid_t)s.pid == r->pid)
-		return true;
-	for (size_t i = 0; i < r->nlive; i++)
-		if (r->live[i] == (pid_t)s.tid)
-			return true;
-	return false;
-}
-
-/* (Re)opens every tid_filter event for the threads recorded now.  The kernel sets a
- * tracepoint filter once per event, so a new thread means new fds: they count before the
- * old ones stop, so a switch at that moment is recorded twice rather than lost.  Their ids
- * join the event's ids. */
-static int filter_events(struct recorder *r)
-{
-	r->live_changed = false;
-	for (size_t e = 0; e < r->nevents; e++) {
-		struct opened_event *ev = &r->events[e];
-		if (!ev->ev.tid_filter)
-			continue;
-		char *filter = ev->ev.tid_filter(r->live, r->nlive, max_filter_len());
-		int *fds = xcalloc(r->ncpus, sizeof(*fds));
-		size_t n = 0;
-		for (; n < r->ncpus; n++)
-			if ((fds[n] = open_filtered_one(r, ev, n, filter)) < 0)
-				break;
-		free(filter);
-		if (n < r->ncpus) {
-			while (n--)
-				close(fds[n]);
-			free(fds);
-			return -1;
-		}
-		for (size_t i = 0; i < ev->nfds; i++) {
-			ioctl(ev->fds[i], PERF_EVENT_IOC_DISABLE, 0);
-			close(ev->fds[i]);
-		}
-		free(ev->fds);
-		ev->fds = fds;
-		ev->nfds = r->ncpus;
-	}
-	index_filtered_ids(r);
-	return 0;
-}
-
-/* -pid: the events with a tid_filter, filtered to the threads found so far. */
-static int open_filtered(struct recorder *r)
-{
-	for (size_t e = 0; e < r->nevents; e++)
-		r->has_tid_filters |= r->events[e].ev.tid_filter != NULL;
-	if (!r->has_tid_filters)
-		return 0;
-	for (size_t i = 0; i < r->ntids; i++) {
-		grow_array((void **)&r->live, &r->live_cap, r->nlive + 1, sizeof(*r->live));
-		r->live[r->nlive++] = r->tids[i];
-	}
-	return filter_events(r);
-}
-
-/* A FORK or EXIT record: a thread the events follow appeared or went (-pid only). */
-static void track_task(struct recorder *r, const struct perf_event_header *h)
-{
-	if ((h->type != PERF_RECORD_FORK && h->type != PERF_RECORD_EXIT) || h->size < 8 + 16)
-		return;
-	uint32_t tid;
-	memcpy(&tid, (const unsigned char *)h + 8 + 8, sizeof(tid)); /* pid, ppid, tid, ptid */
-	size_t i = 0;
-	while (i < r->nlive && r->live[i] != (pid_t)tid)
-		i++;
-	if (h->type == PERF_RECORD_FORK && i == r->nlive) {
-		grow_array((void **)&r->live, &r->live_cap, r->nlive + 1, sizeof(*r->live));
-		r->live[r->nlive++] = (pid_t)tid;
-		r->live_changed = true;
-	} else if (h->type == PERF_RECORD_EXIT && i < r->nlive) {
-		r->live[i] = r->live[--r->nlive];
-		r->live_changed = true;
-	}
-}
-
 /* The kernel maps a power of two of pages: round up as `perf record -m` does, and say so. */
 static int round_ring_bytes(uint64_t want, uint64_t *out)
 {
@@ -612,7 +416,7 @@ struct recorder *recorder_open(const struct recorder_opts *o, const struct recor
 	if (r->pid < 0) {
 		if (open_thread(r, -1) < 0)
 			goto fail;
-	} else if (open_process(r) < 0 || open_filtered(r) < 0) {
+	} else if (open_process(r) < 0 || record_filter_open(r) < 0) {
 		goto fail;
 	}
 	return r;
@@ -739,12 +543,9 @@ static int drain_ring(struct recorder *r, struct ring *ring, record_fn fn, void 
 			memcpy(r->scratch + first, ring->data, h.size - first);
 			rec = (const void *)r->scratch;
 		}
-		if (r->nfiltered_ids) {
-			track_task(r, rec);
-			if (taken_in_recorded_thread(r, rec)) {
-				tail += h.size;
-				continue;
-			}
+		if (r->nfiltered_ids && record_filter_drops(r, rec)) {
+			tail += h.size;
+			continue;
 		}
 		rc = fn(arg, rec, ring->cpu);
 		tail += h.size;
@@ -770,16 +571,7 @@ int recorder_drain(struct recorder *r, record_fn fn, void *arg, size_t *nrecords
 	}
 	if (nrecords)
 		*nrecords = n;
-	/* New fds for a new thread's switches (or without an exited one's).  When that
-	 * fails the old ones go on: said once, and the collection goes on. */
-	if (r->live_changed && r->has_tid_filters && filter_events(r) < 0) {
-		for (size_t e = 0; e < r->nevents; e++)
-			if (r->events[e].ev.tid_filter && !r->events[e].filter_failed) {
-				r->events[e].filter_failed = true;
-				log_warn("%s: new threads' switches are not recorded: %s",
-					 r->events[e].ev.name, pc_strerror());
-			}
-	}
+	record_filter_update(r);
 	return 0;
 }
 

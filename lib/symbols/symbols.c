@@ -218,6 +218,7 @@ static void resolve_kernel(struct symbolizer *s, uint64_t ip, struct frame *f)
 	f->map = km;
 	f->kernel = true;
 	f->sym_start = f->sym_end = 0;
+	f->jit_map = NULL;
 	if (name) {
 		f->sym_start = range[0];
 		f->sym_end = range[1];
@@ -397,6 +398,7 @@ static void set_unknown(struct frame *f, uint64_t ip)
 {
 	f->ip = f->addr = ip;
 	f->sym_start = f->sym_end = 0;
+	f->jit_map = NULL;
 	f->map = NULL;
 	f->kernel = false;
 	f->sym = UNKNOWN;
@@ -434,6 +436,7 @@ static bool resolve_user(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64
 	f->map = map;
 	f->kernel = false;
 	f->sym_start = f->sym_end = 0;
+	f->jit_map = NULL;
 	f->dso = map->filename;
 	f->sym = UNKNOWN;
 	f->kind = FRAME_UNKNOWN;
@@ -465,6 +468,7 @@ static bool resolve_user(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64
 		f->kind = FRAME_JIT;
 		f->sym_start = range[0];
 		f->sym_end = range[1];
+		f->jit_map = jp->dso_name;
 		if (has_module_token(name))
 			f->dso = jp->dso_name;
 	}

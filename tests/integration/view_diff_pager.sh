@@ -48,7 +48,7 @@ cp new.txt new.keep
 rc=0
 "$PC" view new.txt -format folded -o new.txt >ow.out 2>&1 || rc=$?
 check "an output named as the input is refused, the input kept" \
-	bash -c "[ $rc = 2 ] && cmp -s new.txt new.keep && grep -q 'will not write new.txt over a trace' ow.out"
+	bash -c "[ $rc = 2 ] && cmp -s new.txt new.keep && grep -q 'refusing to write folded stacks over the input new.txt' ow.out"
 rc=0
 "$PC" view new.txt -diff old.txt -format svg -o old.txt >ow2.out 2>&1 || rc=$?
 check "  so is one named as -diff's trace" bash -c "[ $rc = 2 ] && grep -q 'cpu-clock' old.txt"

@@ -7,6 +7,7 @@
 #include "base/log.h"
 #include "base/proc.h"
 #include "collect_events.h"
+#include "collect_signals.h"
 #include "collect_tracedir.h"
 #include "dotnet/dotnet_ipc.h"
 #include "dotnet/eventpipe_collect.h"
@@ -27,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -78,30 +78,6 @@ struct collector {
 	struct exited *exited;
 	size_t nexited, ready, exited_cap;
 };
-
-static const char *stop_reason(enum record_stop why, int signo)
-{
-	switch (why) {
-	case RECORD_STOP_SIGNAL:
-		switch (signo) {
-		case SIGTERM:
-			return "SIGTERM";
-		case SIGHUP:
-			return "SIGHUP (the terminal or session went away)";
-		case SIGQUIT:
-			return "SIGQUIT (Ctrl+\\)";
-		default:
-			return "Ctrl+C (SIGINT)";
-		}
-	case RECORD_STOP_TIME:
-		return "-collectsec elapsed";
-	case RECORD_STOP_TARGET_EXIT:
-		return "the target process exited";
-	case RECORD_STOP_ERROR:
-		return "an error";
-	}
-	return "?";
-}
 
 static void raise_fd_limit(void)
 {
@@ -432,74 +408,6 @@ static int check_name(const char *name)
 	return 0;
 }
 
-/* The signals that end a recording in an orderly way (and are only answered with a line
- * while the archive is written): Ctrl+C, kill, a closed terminal or dropped SSH session,
- * Ctrl+\. */
-static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-
-static void stop_signal_set(sigset_t *set)
-{
-	sigemptyset(set);
-	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
-		sigaddset(set, stop_signals[i]);
-}
-
-/* Blocks the stop signals and returns a signalfd for them, so that any of them at any
- * time during recording ends it in an orderly way. */
-static int block_stop_signals(sigset_t *old)
-{
-	sigset_t set;
-	stop_signal_set(&set);
-	/* An ignored signal never becomes pending, and shells start background jobs with
-	 * SIGINT ignored (nohup: SIGHUP): take the default back (blocked, so it only reaches
-	 * the signalfd). */
-	sigprocmask(SIG_BLOCK, &set, old);
-	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
-		signal(stop_signals[i], SIG_DFL);
-	/* A terminal or pipe that went away must not kill or stop us: writes to it fail
-	 * (EIO, EPIPE) and are ignored; the trace is written to disk all the same. */
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGTTOU, SIG_IGN);
-	int fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (fd < 0)
-		return pc_err_errno("signalfd failed");
-	return fd;
-}
-
-static char busy_msg[512];
-static size_t busy_len;
-
-static void busy_handler(int sig)
-{
-	int e = errno;
-	ssize_t r = write(STDERR_FILENO, busy_msg, busy_len);
-	(void)r;
-	errno = e;
-}
-
-/* From now on a stop signal only says that the trace is still being written. */
-static void protect_postprocessing(const char *zip_path, const sigset_t *old)
-{
-	snprintf(busy_msg, sizeof(busy_msg),
-		 "\nperfcollect-c: still writing %s; please wait, the trace is not lost\n",
-		 zip_path);
-	busy_len = strlen(busy_msg);
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = busy_handler;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
-		sigaction(stop_signals[i], &sa, NULL);
-	/* Drop the pending signals the signalfd did not consume, then unblock. */
-	struct timespec zero = {0, 0};
-	sigset_t set;
-	stop_signal_set(&set);
-	while (sigtimedwait(&set, NULL, &zero) > 0)
-		;
-	sigprocmask(SIG_SETMASK, old, NULL);
-}
-
 static int open_file(struct collector *c)
 {
 	c->w = perfdata_writer_new(c->data_path);
@@ -672,7 +580,7 @@ int collect_run(const struct collect_opts *o)
 	}
 
 	sigset_t old_mask;
-	c.sigfd = block_stop_signals(&old_mask);
+	c.sigfd = collect_block_stop_signals(&old_mask);
 	if (c.sigfd < 0)
 		goto out;
 	raise_fd_limit();
@@ -744,14 +652,14 @@ int collect_run(const struct collect_opts *o)
 	ep = NULL;
 	if (dotnet_enabled)
 		dotnet_finish_target(c.pid);
-	protect_postprocessing(c.zip_path, &old_mask);
+	collect_protect_postprocessing(c.zip_path, &old_mask);
 	if (rec_err && !c.w) {
 		log_warn("recording failed: %s", rec_err);
 	} else {
 		if (rec_err)
 			log_warn("recording stopped early: %s; what was written until then is kept",
 				 rec_err);
-		log_info("stop reason: %s; recorded for %.3f s", stop_reason(why, signo),
+		log_info("stop reason: %s; recorded for %.3f s", collect_stop_reason(why, signo),
 			 duration_ns / 1e9);
 		log_info("samples written: %" PRIu64 ", records: %" PRIu64, c.samples, c.records);
 		for (size_t e = 0; e < c.nevents; e++)
@@ -761,9 +669,9 @@ int collect_run(const struct collect_opts *o)
 			log_warn("%" PRIu64 " samples were lost (the rings overflowed); a larger "
 				 "-buffersize helps",
 				 c.lost);
-		log_say("Stopped (%s): %" PRIu64 " samples in %.1f s", stop_reason(why, signo),
-			c.samples, duration_ns / 1e9);
-		if (!c.samples && c.pid > 0)
+		log_say("Stopped (%s): %" PRIu64 " samples in %.1f s",
+			collect_stop_reason(why, signo), c.samples, duration_ns / 1e9);
+		if (!c.samples && c.pid > 0 && !o->no_cpu_samples)
 			log_warn(
 			    "no samples: process %d did not run on a CPU while it was recorded "
 			    "(it slept or waited the whole time); -offcpu shows where it "

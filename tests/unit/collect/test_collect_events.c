@@ -2,7 +2,7 @@
  * opens, with the attrs perf's readers rely on (one sample_id layout for all, side-band
  * records on the first event only, tracepoint ids from tracefs, tracing data that parses),
  * and -hwevents leaving out exactly the hardware events the kernel refuses. */
-#include "collect_events.h"
+#include "collect/collect_events.h"
 #include "record/tracepoints.h"
 #include "test.h"
 
