@@ -1,7 +1,7 @@
-/* The NetTrace writer (lib/nettrace/nettrace_write.c), round trip: the input is a program of
- * writer calls (declare metadata and threads, remove threads, write events with stacks,
- * label lists and payloads, report lost events, flush, sequence points that may forget
- * metadata and threads, tiny block and region limits), run against a writer on a memfd; the
+/* The NetTrace writer (lib/nettrace/nettrace_write.c, its encodings in nettrace_buf.c), round trip:
+ * the input is a program of writer calls (declare metadata and threads, remove threads, write
+ * events with stacks, label lists and payloads, report lost events, flush, sequence points that may
+ * forget metadata and threads, tiny block and region limits), run against a writer on a memfd; the
  * file is then read back with nettrace_read.  The reader must accept every byte the writer
  * wrote (no error, the end mark seen) and give back every event the writer took, in order,
  * with its metadata (provider, name, id), thread, processor, payload, stack and activity id.
