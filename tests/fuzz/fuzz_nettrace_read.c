@@ -96,7 +96,7 @@ static void decode(const struct nettrace_event *e, unsigned ptr)
 	case RT_CONTENTION_START:
 	case RT_CONTENTION_STOP:
 		if (rt_decode_contention(e, &c) == 0)
-			sink += c.flags + c.lock_id + (uint64_t)c.duration_ns;
+			sink += c.flags + c.lock_id + (c.duration_ns > 0); /* any double: no cast */
 		break;
 	case RT_METHOD_JITTING_STARTED:
 	case RT_METHOD_LOAD_VERBOSE:
