@@ -63,6 +63,25 @@ struct eventpipe_collector {
 
 /* ---- /proc ---------------------------------------------------------------------------------- */
 
+int eventpipe_proc_stat_parse(const char *stat, char *comm, size_t commlen,
+			      unsigned long long *start)
+{
+	/* comm is whatever the process named itself, spaces and parentheses included: it ends
+	 * at the last ')' */
+	const char *open = strchr(stat, '('), *close = strrchr(stat, ')');
+	if (!open || !close || close < open)
+		return -1;
+	snprintf(comm, commlen, "%.*s", (int)(close - open - 1), open + 1);
+	*start = 0;
+	int field = 2;
+	for (const char *p = close; *p; p++)
+		if (*p == ' ' && ++field == 22) {
+			*start = strtoull(p + 1, NULL, 10);
+			return 0;
+		}
+	return -1;
+}
+
 /* comm and start time (clock ticks after boot) of pid; -1 when it is gone. */
 static int proc_stat_of(pid_t pid, char *comm, size_t commlen, unsigned long long *start)
 {
@@ -71,19 +90,7 @@ static int proc_stat_of(pid_t pid, char *comm, size_t commlen, unsigned long lon
 	char *stat = read_file(path, NULL);
 	if (!stat)
 		return -1;
-	char *open = strchr(stat, '('), *close = strrchr(stat, ')');
-	int rc = -1;
-	if (open && close && close > open) {
-		snprintf(comm, commlen, "%.*s", (int)(close - open - 1), open + 1);
-		*start = 0;
-		int field = 2;
-		for (char *p = close; *p; p++)
-			if (*p == ' ' && ++field == 22) {
-				*start = strtoull(p + 1, NULL, 10);
-				rc = 0;
-				break;
-			}
-	}
+	int rc = eventpipe_proc_stat_parse(stat, comm, commlen, start);
 	free(stat);
 	return rc;
 }

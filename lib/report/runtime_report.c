@@ -327,7 +327,8 @@ static int cmp_pause(const void *a, const void *b)
 static void build_gcs(struct reading *rd)
 {
 	struct rt_process *p = rd->p;
-	qsort(rd->gcev, rd->ngcev, sizeof(*rd->gcev), cmp_gc_event);
+	if (rd->ngcev) /* qsort() takes no NULL array, not even an empty one */
+		qsort(rd->gcev, rd->ngcev, sizeof(*rd->gcev), cmp_gc_event);
 	uint64_t suspended_at = 0;
 	size_t pause_first = SIZE_MAX; /* the first GC of the open suspension */
 	size_t last_ended = SIZE_MAX;
@@ -439,7 +440,8 @@ int runtime_report_add(struct runtime_report *rr, FILE *f, const char *name, lon
 	proc.lost = st->lost_events;
 	proc.truncated = st->truncated;
 	build_gcs(&rd);
-	qsort(proc.code, proc.ncode, sizeof(*proc.code), cmp_code);
+	if (proc.ncode)
+		qsort(proc.code, proc.ncode, sizeof(*proc.code), cmp_code);
 	reading_release(&rd);
 	nettrace_reader_free(r);
 	grow_array((void **)&rr->procs, &rr->cap, rr->nprocs + 1, sizeof(*rr->procs));

@@ -18,6 +18,16 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* A property the code under test promises: a finding when it fails (NDEBUG or not). */
+#define FUZZ_CHECK(cond)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: FUZZ_CHECK(%s) failed\n", __FILE__, __LINE__,      \
+				#cond);                                                            \
+			abort();                                                                   \
+		}                                                                                  \
+	} while (0)
+
 /* The input as a regular file at offset 0; the caller closes it. */
 static inline int fuzz_fd(const uint8_t *data, size_t size)
 {

@@ -1,6 +1,9 @@
 /* NetTrace streams (lib/nettrace/nettrace_read.c), as the .NET runtime writes them over
- * EventPipe and as dotnet-<pid>.nettrace files hold them: every item read through a reader
- * fed in small chunks (the input's length picks their size), every event decoded by
+ * EventPipe and as dotnet-<pid>.nettrace files hold them.  The reader hands every metadata
+ * block to lib/nettrace/nettrace_metadata.c (v4/v5 and v6 rows, field lists, UTF-16 names)
+ * and keeps its state in lib/nettrace/nettrace_tables.c (metadata, stacks, thread and label
+ * blocks, sequence numbers and points): both are fuzzed through it.  Every item read through a
+ * reader fed in small chunks (the input's length picks their size), every event decoded by
  * runtime_events when it is one of the runtime's, and the whole stream through `view`'s
  * runtime report (lib/report/runtime_report.c), printed to /dev/null. */
 #include "fuzz.h"
@@ -93,7 +96,7 @@ static void decode(const struct nettrace_event *e, unsigned ptr)
 	case RT_CONTENTION_START:
 	case RT_CONTENTION_STOP:
 		if (rt_decode_contention(e, &c) == 0)
-			sink += c.flags + c.lock_id + (uint64_t)c.duration_ns;
+			sink += c.flags + c.lock_id + (c.duration_ns > 0); /* any double: no cast */
 		break;
 	case RT_METHOD_JITTING_STARTED:
 	case RT_METHOD_LOAD_VERBOSE:

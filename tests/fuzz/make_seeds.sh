@@ -12,6 +12,7 @@ w=$(mktemp -d /tmp/pcseeds-work.XXXXXX)
 trap 'rm -rf "$w"' EXIT
 cd "$w"
 mkdir -p "$out"/{perfdata_read,perfmap,perfinfo,jitdump,archive,stackfile,dotnet_ipc,tracing_data}
+mkdir -p "$out"/{eventpipe_session,eventpipe_collect}
 ln -sfn perfdata_read "$out/postprocess"
 app_ready() { for _ in $(seq 300); do grep -q ready "$1" && return 0; sleep 0.1; done; return 1; }
 
@@ -129,4 +130,64 @@ for feat in range(256):
 EOF
 python3 tracing_blob.py ours_offcpu.trace/perf.data "$out/tracing_data/ours_offcpu"
 python3 tracing_blob.py perf_tp.data "$out/tracing_data/perf_tp"
+# --- EventPipe sessions of a live runtime: the answer, then the stream ---
+cat >capture_eventpipe.py <<'EOF'
+import glob, os, socket, struct, sys, time  # capture_eventpipe.py PID OUTDIR
+pid, out = int(sys.argv[1]), sys.argv[2]
+path = glob.glob("/tmp/dotnet-diagnostic-%d-*-socket" % pid)[0]
+def utf16(s): return struct.pack("<I", len(s) + 1) + (s + "\0").encode("utf-16-le") if s else struct.pack("<I", 0)
+def msg(cmdid, payload): return b"DOTNET_IPC_V1\0" + struct.pack("<HBBH", 20 + len(payload), 2, cmdid, 0) + payload
+def provider(name, keywords, level, ids=None, ct5=True):
+    p = struct.pack("<QI", keywords, level) + utf16(name) + utf16("")
+    if ct5: p += struct.pack("<BI", 1 if ids else 0, len(ids or [])) + b"".join(struct.pack("<I", i) for i in ids or [])
+    return p
+def session(name, cmdid, payload, limit):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(path); s.sendall(msg(cmdid, payload))
+    data = b""
+    while len(data) < 20 or len(data) < struct.unpack("<H", data[14:16])[0]: data += s.recv(65536)
+    n = struct.unpack("<H", data[14:16])[0]; sid = data[20:28]
+    s.settimeout(0.2); end = time.time() + 1.5
+    while len(data) < limit and time.time() < end:
+        try:
+            b = s.recv(65536)
+            if not b: break
+            data += b
+        except socket.timeout: pass
+    stop = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); stop.connect(path); stop.sendall(msg(1, sid))
+    s.settimeout(10)
+    while True:  # the rest of the stream, rundown included, then the end
+        try: b = s.recv(65536)
+        except socket.timeout: break
+        if not b: break
+        if len(data) < limit: data += b
+    stop.recv(64); stop.close(); s.close()
+    open(os.path.join(out, name), "wb").write(data[:limit])
+    return data[:n]
+rt = "Microsoft-Windows-DotNETRuntime"
+# collect's default shape: GC, exceptions, contention, JIT, loader keywords at informational/verbose
+ct5 = struct.pack("<IIIQB", 0, 256, 1, 0x80020139, 1) + struct.pack("<I", 2) + \
+      provider(rt, 0x1c14fccbd, 5, [1, 2, 80, 81, 250, 252, 143, 145]) + provider("Microsoft-Windows-DotNETRuntimePrivate", 0x1, 4)
+session("collect5", 6, ct5, 40000)
+ct2 = struct.pack("<IIB", 256, 1, 1) + struct.pack("<I", 1) + provider(rt, 0x1c14fccbd, 5, ct5=False)
+session("collect2", 3, ct2, 40000)
+EOF
+dotnet "$dll" 10 >app.out 2>&1 & pid=$!; app_ready app.out
+python3 capture_eventpipe.py $pid "$out/eventpipe_session"
+cat /proc/$pid/stat >"$out/eventpipe_collect/dotnet"
+for t in /proc/$pid/task/*; do
+	case $(cat $t/comm) in .NET*) cat $t/stat >"$out/eventpipe_collect/dotnet_thread"; break ;; esac
+done
+kill $pid; wait $pid || true
+rm -f /tmp/perf-$pid.map /tmp/jit-$pid.dump /tmp/dotnet-diagnostic-$pid-*-socket
+head -c 6000 "$out/eventpipe_session/collect5" >"$out/eventpipe_session/collect5_cut"
+cat "$out/dotnet_ipc/unknown_command" "$out/eventpipe_session/collect2" \
+	>"$out/eventpipe_session/unknown_then_collect2"
+
+# --- /proc/<pid>/stat lines (comm is the process's own choice) ---
+cat /proc/self/stat >"$out/eventpipe_collect/cat"
+cat /proc/1/stat >"$out/eventpipe_collect/init"
+cat /proc/2/stat >"$out/eventpipe_collect/kthreadd"
+cp /bin/sleep "fz-a) b (c"; "./fz-a) b (c" 30 & pid=$!; sleep 0.2
+cat /proc/$pid/stat >"$out/eventpipe_collect/comm_with_parens"; kill $pid; wait $pid || true
+ln -sfn nettrace_read "$out/postprocess_nettrace"
 echo "seeds in $out"
