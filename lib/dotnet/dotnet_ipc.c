@@ -113,30 +113,6 @@ unsigned dotnet_perfmap_env_type(pid_t pid)
 	return 0;
 }
 
-/* The process start time in clock ticks (field 22 of /proc/<pid>/stat): the runtime's
- * "disambiguation key" in the socket name.  0 when unknown. */
-static unsigned long long target_start_time(pid_t pid)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	char *stat = read_file(path, NULL);
-	if (!stat)
-		return 0;
-	unsigned long long start = 0;
-	/* comm (field 2) may contain spaces and parentheses: count fields after the last ')'. */
-	char *p = strrchr(stat, ')');
-	for (int field = 2; p && *p; p++) {
-		if (*p != ' ')
-			continue;
-		if (++field == 22) {
-			start = strtoull(p + 1, NULL, 10);
-			break;
-		}
-	}
-	free(stat);
-	return start;
-}
-
 /* Did the target's environment turn the diagnostics server off? */
 static bool diagnostics_disabled(pid_t pid)
 {
@@ -237,7 +213,8 @@ static int find_socket(pid_t pid, struct target_socket *ts)
 			close(listfd);
 		goto fail;
 	}
-	unsigned long long want = target_start_time(pid), best = 0;
+	/* the runtime's "disambiguation key" in the socket name: the process's start time */
+	unsigned long long want = proc_start_time(pid), best = 0;
 	bool found = false;
 	for (struct dirent *e; (e = readdir(d));) {
 		unsigned long long key;
