@@ -111,7 +111,7 @@ def to_addr(off, t):
 
 head = re.compile(r"^.*?\s(\d+)/(\d+)\s+\[\d+\]\s+(\d+)\.(\d{6}):")
 frame = re.compile(r"^\s+([0-9a-f]+) (.*) \((.*)\)$")
-checked = reused_hits = ambiguous = before_any = wrong = control_diff = unmapped = 0
+checked = reused_hits = ambiguous = before_any = wrong = control_diff = unmapped = prejit = 0
 names_at = defaultdict(set)  # reused address -> names of the samples there
 time_us = None
 for line in open(txt, errors="replace"):
@@ -123,6 +123,11 @@ for line in open(txt, errors="replace"):
     if not m or time_us is None or m.group(3) != jit_dso:
         continue
     shown, ours = int(m.group(1), 16), m.group(2)
+    # ReadyToRun code: named from the perf map too (its dso), but it sits in the image file,
+    # so the ip shown is an offset into that file, which may also be a valid memfd offset
+    if ours.endswith("[PreJIT]"):
+        prejit += 1
+        continue
     ip = shown
     if maps_of_offset(shown):  # a memfd offset, not an address
         ip = to_addr(shown, time_us * 1000)
@@ -159,8 +164,8 @@ print("loads %d reused_addrs %d max_names_at_one_addr %d"
       % (len(loads), len(reused), max((len({n for _, n in by_addr[a]}) for a in reused),
                                       default=0)))
 print("checked %d reused_hits %d ambiguous %d before_any_load %d unmapped %d wrong %d "
-      "control_diff %d" % (checked, reused_hits, ambiguous, before_any, unmapped, wrong,
-                           control_diff))
+      "control_diff %d prejit %d" % (checked, reused_hits, ambiguous, before_any, unmapped,
+                                     wrong, control_diff, prejit))
 print("generations_sampled_at_one_addr %d" % max((len(v) for v in names_at.values()), default=0))
 EOF
 rc=$?
