@@ -195,10 +195,7 @@ static int frame_mapping(struct nettrace_out *o, uint32_t pid, const struct fram
 	 * double mapping by the mapping (TraceLog names such code's module from the method's
 	 * name), anonymous JIT code by the perf map that names it, as perf does, and a file by
 	 * itself (ReadyToRun code in CoreLib is CoreLib's). */
-	const char *name = f->map->filename;
-	bool anon = name[0] != '/' || !strcmp(name, "//anon");
-	if (f->kind == FRAME_JIT && f->jit_map && anon)
-		name = f->jit_map;
+	const char *name = f->jit_map ? f->jit_map : f->map->filename;
 	return mapping(o, pid, f->map->start, f->map->end, f->map->pgoff, name, f->map, thread, cpu,
 		       t, id);
 }

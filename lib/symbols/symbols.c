@@ -468,7 +468,8 @@ static bool resolve_user(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64
 		f->kind = FRAME_JIT;
 		f->sym_start = range[0];
 		f->sym_end = range[1];
-		f->jit_map = jp->dso_name;
+		if (sf->cls == SF_ANON)
+			f->jit_map = jp->dso_name;
 		if (has_module_token(name))
 			f->dso = jp->dso_name;
 	}

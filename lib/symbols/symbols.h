@@ -41,8 +41,9 @@ struct frame {
 	uint64_t sym_start, sym_end; /* [start, end) of the named symbol's code; 0, 0 unnamed */
 	const struct map *map;	     /* the mapping of addr (a kernel map for kernel frames), or
 					NULL; valid until the next record changes any map */
-	const char *jit_map; /* a JIT frame: the perf map or jitdump that named it, as perf names
-				its dso ("/tmp/perf-<pid>.map"); else NULL */
+	const char
+	    *jit_map; /* a JIT frame in anonymous memory: the perf map or jitdump that
+			 named it, as perf names its dso ("/tmp/perf-<pid>.map"); else NULL */
 };
 
 struct symbolizer *symbolizer_new(const struct symbolizer_opts *o);
