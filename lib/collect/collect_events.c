@@ -284,7 +284,7 @@ int collect_events_build(struct collect_events *ce, const struct collect_opts *o
 		    add_sampled(ce, "dummy:HG", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
 		sb = &dummy->attr;
 	}
-	add_side_band(sb, tracepoints && one_process);
+	add_side_band(sb, tracepoints);
 	return 0;
 }
 

@@ -18,7 +18,10 @@
  * thread time, view's blocked time, the NetTrace's cswitch events) come twice: as
  * PERF_RECORD_SWITCH records on the first event, and as a second sched:sched_switch opened on
  * every CPU without call stacks, which the kernel filters to switches to the process's
- * threads (record.h: tid_filter; perf script prints them, so PerfView reads them).
+ * threads (record.h: tid_filter; perf script prints them, so PerfView reads them).  All
+ * CPUs, the side-band event asks for PERF_RECORD_SWITCH_CPU_WIDE records too.  The records
+ * have the switches the tracepoint misses on some kernels (a CPU leaving idle for a woken
+ * thread): post-processing writes those from them (postprocess/switch_fill.h).
  * Tracepoints need tracefs
  * (mounted when it is not); sched_switch is required, the other two are left out where the
  * kernel lacks them (sched_stat_sleep needs CONFIG_SCHEDSTATS).

@@ -14,6 +14,7 @@
 #include "postprocess_unified.h"
 #include "trace_fields.h"
 #include "script.h"
+#include "switch_fill.h"
 #include "symbols/symbols.h"
 
 #include <errno.h>
@@ -26,6 +27,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#define SCHED_SWITCH "sched:sched_switch"
+
 /* perf script's default --max-stack (PERF_MAX_STACK_DEPTH). */
 #define SCRIPT_MAX_STACK 127
 
@@ -37,6 +40,7 @@ struct pass {
 	struct script_writer *script; /* NULL without perf.data.txt (the NetTrace alone) */
 	struct nettrace_out *nt;      /* NULL without a NetTrace */
 	struct trace_fields *tf;      /* tracepoint samples' `trace` field */
+	struct switch_fill *sf;	      /* NULL unless sched_switch and switch records are there */
 	uint64_t *evsel_samples;      /* per evsel index */
 	size_t nr_evsels;
 	uint64_t frames, unresolved, no_cpu_samples;
@@ -139,6 +143,8 @@ static int write_sample(struct pass *p, const struct perfdata_record *rec, struc
 	snprintf(comm, sizeof(comm), "%s",
 		 machine_comm(symbolizer_machine(p->sym), s->pid, s->tid));
 	const char *trace = trace_fields_text(p->tf, rec);
+	if (p->sf && ev && ev->name && !strcmp(ev->name, SCHED_SWITCH))
+		switch_fill_tracepoint(p->sf, trace);
 	if (p->nt && nettrace_out_sample(p->nt, s, frames, n, comm, trace) < 0)
 		nettrace_failed(p);
 	if (!p->script)
@@ -162,6 +168,41 @@ static int write_sample(struct pass *p, const struct perfdata_record *rec, struc
 	return script_writer_sample(p->script, &ss);
 }
 
+/* A switch the sched_switch tracepoint missed (switch_fill.h), as perf.data.txt's line of
+ * the sample the tracepoint would have given: no call stack. */
+static int write_missed_switch(struct pass *p, const struct perfdata_record *rec)
+{
+	struct switch_fill_sample fs;
+	if (!p->script || !switch_fill_record(p->sf, rec, symbolizer_machine(p->sym), &fs))
+		return 0;
+	struct script_sample ss = {
+	    .comm = fs.comm,
+	    .pid = fs.pid,
+	    .tid = fs.tid,
+	    .has_cpu = rec->id.has_cpu,
+	    .cpu = rec->id.cpu,
+	    .has_time = rec->id.has_time,
+	    .time = rec->id.time,
+	    .period = 1,
+	    .event = SCHED_SWITCH,
+	    .trace = fs.trace,
+	    .callchain = true,
+	};
+	return script_writer_sample(p->script, &ss);
+}
+
+/* Whether the file has sched_switch samples and switch records to complete them with. */
+static bool wants_switch_fill(struct pass *p)
+{
+	bool tracepoint = false, records = false;
+	for (size_t i = 0; i < p->nr_evsels; i++) {
+		const struct perfdata_evsel *ev = perfdata_reader_evsel(p->reader, i);
+		tracepoint |= ev->name && !strcmp(ev->name, SCHED_SWITCH);
+		records |= ev->attr.context_switch;
+	}
+	return tracepoint && records;
+}
+
 /* The streaming pass.  Returns 0 (also when the data ended early: st->truncated), -1 when
  * perf.data.txt could not be written. */
 static int run_pass(struct pass *p, FILE *out)
@@ -173,6 +214,8 @@ static int run_pass(struct pass *p, FILE *out)
 			name_width = (int)strlen(n);
 	}
 	p->script = out ? script_writer_new(out, name_width) : NULL;
+	if (p->script && wants_switch_fill(p))
+		p->sf = switch_fill_new();
 	struct frame *frames = xcalloc(SCRIPT_MAX_STACK + 1, sizeof(*frames));
 	struct progress *prog =
 	    progress_new("post-processing", perfdata_reader_data_size(p->reader));
@@ -192,6 +235,10 @@ static int run_pass(struct pass *p, FILE *out)
 			if (type == PERF_RECORD_LOST || type == PERF_RECORD_LOST_SAMPLES)
 				count_lost(p, rec.header);
 			symbolizer_process(p->sym, &rec);
+			if (p->sf && write_missed_switch(p, &rec) < 0) {
+				ret = -1;
+				break;
+			}
 			if (p->nt && nettrace_out_record(p->nt, &rec) < 0)
 				nettrace_failed(p);
 		}
@@ -236,6 +283,11 @@ static void log_summary(struct pass *p)
 			 p->no_cpu_samples);
 	log_info("frames: %" PRIu64 ", unresolved: %" PRIu64 " (%.1f%%)", p->frames, p->unresolved,
 		 p->frames ? 100.0 * p->unresolved / p->frames : 0.0);
+	if (p->sf && (switch_fill_stats(p->sf)->ins || switch_fill_stats(p->sf)->outs))
+		log_info("sched_switch: %" PRIu64 " switch-ins and %" PRIu64
+			 " switch-outs the kernel's tracepoint did not record are written from its "
+			 "PERF_RECORD_SWITCH records (without a call stack)",
+			 switch_fill_stats(p->sf)->ins, switch_fill_stats(p->sf)->outs);
 	if (p->script)
 		log_info("perf.data.txt: %" PRIu64 " bytes, written in %.3f s (%.3f s of CPU)",
 			 script_writer_bytes(p->script), p->pass_ns / 1e9, p->pass_cpu_ns / 1e9);
@@ -327,6 +379,7 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 	}
 	nettrace_out_free(p.nt);
 	script_writer_free(p.script);
+	switch_fill_free(p.sf);
 	trace_fields_free(p.tf);
 	symbolizer_free(p.sym);
 	perfdata_reader_free(p.reader);

@@ -54,6 +54,25 @@ start_node_spin() {
 	wait_until 20 grep -qs 'fib' "/tmp/perf-$node_pid.map" || fail "node wrote no perf map"
 }
 
+# The sched_switch samples post-processing writes from PERF_RECORD_SWITCH records where the
+# kernel's tracepoint missed a switch (lib/postprocess/switch_fill.h), which perf script does
+# not print: a header line ending with the trace's next_prio (no frame), then a blank line.
+# drop_filled_switches FILE prints FILE without them; filled_switches FILE counts them;
+# logged_filled_switches LOG is the count perfcollect.log gives.
+drop_filled_switches() {
+	awk 'held != "" { if ($0 != "") print held "\n" $0; held = ""; next }
+		/ sched:sched_switch: .*next_prio=[0-9]+$/ { held = $0; next } { print }
+		END { if (held != "") print held }' "$1"
+}
+filled_switches() {
+	awk 'held && $0 == "" { n++ } { held = / sched:sched_switch: .*next_prio=[0-9]+$/ }
+		END { print n + 0 }' "$1"
+}
+logged_filled_switches() {
+	sed -nE 's/.* ([0-9]+) switch-ins and ([0-9]+) switch-outs the kernel.s tracepoint did not record.*/\1 \2/p' "$1" |
+		awk '{ n += $1 + $2 } END { print n + 0 }'
+}
+
 # start_collect NAME ARGS...: runs "$PC collect NAME ARGS..." in the background, stderr to
 # NAME.err, and waits until it records ("Collecting" is said once the events are open and
 # the running processes are synthesized).  Sets collector (its pid); killed at exit.
