@@ -152,7 +152,8 @@ uint32_t nettrace_writer_add_metadata(struct nettrace_writer *w,
 uint64_t nettrace_writer_add_thread(struct nettrace_writer *w,
 				    const struct nettrace_thread_info *t);
 /* The thread logs no more: it is removed (after the events already written).  -1 if the
- * index is not a live thread. */
+ * index is not a live thread.  (TraceEvent carries out a removal by the thread's OS tid, not
+ * its index: a file meant for it should not remove threads; postprocess_unified.c does not.) */
 int nettrace_writer_remove_thread(struct nettrace_writer *w, uint64_t thread);
 /* Events of this capture thread were lost: its sequence numbers skip n, so readers see it. */
 void nettrace_writer_lost(struct nettrace_writer *w, uint64_t capture_thread, uint32_t n);

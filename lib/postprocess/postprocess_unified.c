@@ -314,13 +314,18 @@ static int process_event(struct nettrace_out *o, uint32_t pid, enum system_event
 	return unified_put_event(o, o->system_md[ev], thread, cpu, 0, t);
 }
 
+/* Thread rows are never removed from the file (no RemoveThread block), so readers keep them
+ * all, a few dozen bytes each: TraceEvent (4.0.0, and its main branch today) carries out a
+ * pending removal by the thread's OS thread id instead of its row index, so removing an
+ * exited thread whose tid equals the index of a live row made that row unknown, and
+ * TraceLog refused the whole file ("Reference to unknown thread index"), as it did a
+ * 600 s system-wide trace.  A thread that exits gets a new row if it logs again. */
 int unified_thread_row(struct nettrace_out *o, uint32_t pid, uint32_t tid, const char *comm,
 		       uint32_t cpu, uint64_t t, uint64_t *index)
 {
 	struct thread *th = thread(o, tid);
 	if (th->index && (th->pid != pid || strcmp(th->comm, comm))) {
-		if (nettrace_writer_remove_thread(o->w, th->index) < 0)
-			return -1;
+		/* a new row; the old one is left without a RemoveThread (retire_row) */
 		th->index = 0;
 		unified_process(o, th->pid)->live_rows--;
 	}
@@ -501,8 +506,6 @@ int nettrace_out_record(struct nettrace_out *o, const struct perfdata_record *re
 				return fail(o);
 			p->exit_written = true;
 		}
-		if (th->index && nettrace_writer_remove_thread(o->w, th->index) < 0)
-			return fail(o);
 		if (th->index)
 			unified_process(o, th->pid)->live_rows--;
 		th->index = 0;

@@ -53,6 +53,34 @@ void htab_add(struct htab *t, void *entry, uint64_t h)
 	t->n++;
 }
 
+void htab_add_pruning(struct htab *t, void *entry, uint64_t h,
+		      bool (*keep)(void *arg, const void *entry), void *arg)
+{
+	if (t->cap && 2 * (t->n + 1) > t->cap) {
+		struct htab old = *t;
+		size_t kept = 0;
+		for (size_t i = 0; i < old.cap; i++)
+			kept += old.slots[i] && keep(arg, old.slots[i]);
+		/* a quarter full or more after pruning: twice the size, so the next prune is
+		 * as many additions away as there are entries now */
+		t->cap = 4 * (kept + 1) > old.cap ? old.cap * 2 : old.cap;
+		t->slots = xcalloc(t->cap, sizeof(*t->slots));
+		t->hashes = xcalloc(t->cap, sizeof(*t->hashes));
+		t->n = 0;
+		for (size_t i = 0; i < old.cap; i++) {
+			if (!old.slots[i])
+				continue;
+			if (keep(arg, old.slots[i]))
+				htab_add(t, old.slots[i], old.hashes[i]);
+			else
+				free(old.slots[i]);
+		}
+		free(old.slots);
+		free(old.hashes);
+	}
+	htab_add(t, entry, h);
+}
+
 void htab_free(struct htab *t, void (*free_entry)(void *))
 {
 	for (size_t i = 0; i < t->cap; i++)
@@ -134,6 +162,26 @@ static int mapping_metadata(struct nettrace_out *o, const struct map *map, uint6
 	return unified_put_event(o, o->system_md[PROCESS_MAPPING_METADATA], thread, cpu, 0, t);
 }
 
+/* Whether the process (pid, gen) can still have frames: not one that ended (its ProcessExit
+ * written) or whose pid a later process has. */
+static bool process_current(struct nettrace_out *o, uint32_t pid, uint32_t gen)
+{
+	const struct process *p = unified_process(o, pid);
+	return p->gen == gen && !p->exit_written;
+}
+
+static bool mapping_current(void *arg, const void *entry)
+{
+	const struct mapping *m = entry;
+	return process_current(arg, m->key.pid, m->key.gen);
+}
+
+static bool symbol_current(void *arg, const void *entry)
+{
+	const struct symbol *s = entry;
+	return process_current(arg, s->pid, s->gen);
+}
+
 /* The id of the mapping [start, end) of process pid named name, written when new. */
 static int mapping(struct nettrace_out *o, uint32_t pid, uint64_t start, uint64_t end,
 		   uint64_t pgoff, const char *name, const struct map *elf_map, uint64_t thread,
@@ -157,7 +205,7 @@ static int mapping(struct nettrace_out *o, uint32_t pid, uint64_t start, uint64_
 	m = xcalloc(1, sizeof(*m));
 	m->key = key;
 	m->id = o->next_mapping++;
-	htab_add(&o->mappings, m, h);
+	htab_add_pruning(&o->mappings, m, h, mapping_current, o);
 	o->st.mappings++;
 	o->payload.len = 0;
 	nettrace_buf_varuint(&o->payload, m->id);
@@ -200,8 +248,8 @@ static int frame_mapping(struct nettrace_out *o, uint32_t pid, const struct fram
 		       t, id);
 }
 
-static int frame_symbol(struct nettrace_out *o, uint64_t mapping_id, const struct frame *f,
-			uint64_t thread, uint32_t cpu, uint64_t t)
+static int frame_symbol(struct nettrace_out *o, uint32_t pid, uint64_t mapping_id,
+			const struct frame *f, uint64_t thread, uint32_t cpu, uint64_t t)
 {
 	struct symbol_key key = {.mapping = mapping_id, .start = f->sym_start, .end = sym_end(f)};
 	uint64_t h = unified_hash_bytes(&key, sizeof(key));
@@ -212,7 +260,9 @@ static int frame_symbol(struct nettrace_out *o, uint64_t mapping_id, const struc
 	if (!s) {
 		s = xcalloc(1, sizeof(*s));
 		s->key = key;
-		htab_add(&o->symbols, s, h);
+		s->pid = pid;
+		s->gen = unified_process(o, pid)->gen;
+		htab_add_pruning(&o->symbols, s, h, symbol_current, o);
 	}
 	s->name_hash = name_hash; /* re-JIT'd code at the same place: the new name */
 	o->st.symbols++;
@@ -247,7 +297,7 @@ int unified_stack(struct nettrace_out *o, uint32_t pid, const struct frame *fram
 		uint64_t m;
 		if (frame_mapping(o, pid, f, thread, cpu, t, &m) < 0)
 			return -1;
-		if (m && f->kind != FRAME_UNKNOWN && frame_symbol(o, m, f, thread, cpu, t) < 0)
+		if (m && f->kind != FRAME_UNKNOWN && frame_symbol(o, pid, m, f, thread, cpu, t) < 0)
 			return -1;
 		if (memoable && m)
 			*memo = (struct frame_memo){.addr = f->addr,

@@ -31,6 +31,10 @@ uint64_t unified_hash_bytes(const void *p, size_t n);
 uint64_t unified_hash_str(const char *s);
 void *htab_find(const struct htab *t, const void *key, uint64_t h);
 void htab_add(struct htab *t, void *entry, uint64_t h);
+/* htab_add, but a table about to grow first frees the entries keep() refuses (and grows only
+ * when more than a quarter is left), so a table of what dead processes left stays flat. */
+void htab_add_pruning(struct htab *t, void *entry, uint64_t h,
+		      bool (*keep)(void *arg, const void *entry), void *arg);
 void htab_free(struct htab *t, void (*free_entry)(void *));
 
 struct thread {
@@ -70,6 +74,7 @@ struct symbol_key {
 struct symbol {
 	struct symbol_key key;
 	uint64_t name_hash; /* of the name written last for this range */
+	uint32_t pid, gen;  /* the process of its mapping */
 };
 
 struct buildid_key {

@@ -18,12 +18,16 @@ struct maps {
 struct process {
 	uint32_t pid;
 	struct maps maps;
-	char *comm; /* of the process leader, for threads without their own */
+	char *comm;		   /* of the process leader, for threads without their own */
+	uint32_t nlive;		   /* its threads not exited */
+	uint64_t exit_time;	   /* when the last one exited (0: alive) */
+	struct process *next_dead; /* in machine's dead list while exit_time is set */
 };
 
 struct thread {
 	uint32_t pid, tid;
 	char *comm;
+	bool live; /* counted in its process's nlive */
 };
 
 /* Open addressing, key 0 is a valid pid (the idle task) so slots carry a used flag. */
@@ -40,6 +44,12 @@ struct machine {
 	char **interned;
 	size_t ninterned, interned_cap;
 	char tidbuf[16];
+	/* machine_drop_exited(): processes whose last thread exited, oldest first */
+	bool drop_exited;
+	uint64_t drop_delay;
+	void (*on_drop)(void *arg, uint32_t pid);
+	void *on_drop_arg;
+	struct process *dead_head, *dead_tail;
 };
 
 static size_t hash32(uint32_t k)
@@ -226,6 +236,26 @@ static struct thread *find_thread(struct machine *m, uint32_t pid, uint32_t tid,
 	return t;
 }
 
+/* Thread tid, created when new, counted among the live threads of process pid (a reused tid
+ * or pid comes back to life). */
+static struct thread *live_thread(struct machine *m, uint32_t pid, uint32_t tid)
+{
+	struct thread *t = find_thread(m, pid, tid, true);
+	if (t->live && t->pid == pid)
+		return t;
+	if (t->live) {
+		struct process *old = find_process(m, t->pid, false);
+		if (old && old->nlive)
+			old->nlive--;
+	}
+	t->pid = pid;
+	t->live = true;
+	struct process *p = find_process(m, pid, true);
+	p->nlive++;
+	p->exit_time = 0; /* left in the dead list, which skips it */
+	return t;
+}
+
 /* First map whose end is above addr. */
 static size_t maps_lower_bound(const struct maps *ms, uint64_t addr)
 {
@@ -335,8 +365,7 @@ static void process_mmap(struct machine *m, const struct perf_event_header *h, b
 		maps_insert(&m->kernel_maps, &nm);
 		return;
 	}
-	find_process(m, pid, true);
-	find_thread(m, pid, tid, true);
+	live_thread(m, pid, tid);
 	maps_insert(&find_process(m, pid, false)->maps, &nm);
 }
 
@@ -360,8 +389,8 @@ static void process_comm(struct machine *m, const struct perf_event_header *h)
 	const char *comm = field_string(h, sizeof(*h) + 8, &len);
 	if (!comm)
 		return;
-	struct process *proc = find_process(m, pid, true);
-	struct thread *t = find_thread(m, pid, tid, true);
+	struct thread *t = live_thread(m, pid, tid);
+	struct process *proc = find_process(m, pid, false);
 	set_comm(&t->comm, comm, len);
 	if (pid == tid || !proc->comm)
 		set_comm(&proc->comm, comm, len);
@@ -380,8 +409,7 @@ static void process_fork(struct machine *m, const struct perf_event_header *h)
 	memcpy(&tid, p + 8, 4);
 	memcpy(&ptid, p + 12, 4);
 	struct thread *parent = find_thread(m, ppid, ptid, false);
-	struct thread *t = find_thread(m, pid, tid, true);
-	t->pid = pid;
+	struct thread *t = live_thread(m, pid, tid);
 	if (parent && parent->comm)
 		set_comm(&t->comm, parent->comm, strlen(parent->comm));
 	if (pid == ppid) {
@@ -405,6 +433,67 @@ static void process_fork(struct machine *m, const struct perf_event_header *h)
 		set_comm(&child->comm, t->comm, strlen(t->comm));
 }
 
+/* EXIT: the thread stays (its name, for samples perf still names after it), its process's
+ * maps go later, when its last thread has exited (drop_dead). */
+static void process_exit(struct machine *m, const struct perf_event_header *h)
+{
+	if (h->size < sizeof(*h) + 24)
+		return;
+	const uint8_t *p = (const uint8_t *)(h + 1);
+	uint32_t pid, tid;
+	uint64_t time;
+	memcpy(&pid, p, 4);
+	memcpy(&tid, p + 8, 4);
+	memcpy(&time, p + 16, 8);
+	struct thread *t = find_thread(m, pid, tid, false);
+	struct process *proc = find_process(m, pid, false);
+	if (!t || !t->live || t->pid != pid || !proc)
+		return;
+	t->live = false;
+	if (proc->nlive && --proc->nlive)
+		return;
+	bool listed = proc->exit_time != 0 || proc->next_dead || m->dead_tail == proc;
+	proc->exit_time = time ? time : 1;
+	if (listed)
+		return;
+	if (m->dead_tail)
+		m->dead_tail->next_dead = proc;
+	else
+		m->dead_head = proc;
+	m->dead_tail = proc;
+}
+
+/* The maps of processes dead for longer than the delay are freed (those that came back to
+ * life meanwhile, exit_time 0, just leave the list). */
+static void drop_dead(struct machine *m, uint64_t now)
+{
+	while (m->dead_head) {
+		struct process *p = m->dead_head;
+		if (p->exit_time && (now < p->exit_time || now - p->exit_time < m->drop_delay))
+			return;
+		m->dead_head = p->next_dead;
+		if (!m->dead_head)
+			m->dead_tail = NULL;
+		p->next_dead = NULL;
+		if (!p->exit_time)
+			continue;
+		p->exit_time = 0;
+		free(p->maps.v);
+		p->maps = (struct maps){0};
+		if (m->on_drop)
+			m->on_drop(m->on_drop_arg, p->pid);
+	}
+}
+
+void machine_drop_exited(struct machine *m, uint64_t delay_ns, void (*fn)(void *arg, uint32_t pid),
+			 void *arg)
+{
+	m->drop_exited = true;
+	m->drop_delay = delay_ns;
+	m->on_drop = fn;
+	m->on_drop_arg = arg;
+}
+
 void machine_process(struct machine *m, const struct perfdata_record *rec)
 {
 	const struct perf_event_header *h = rec->header;
@@ -421,10 +510,15 @@ void machine_process(struct machine *m, const struct perfdata_record *rec)
 	case PERF_RECORD_FORK:
 		process_fork(m, h);
 		break;
+	case PERF_RECORD_EXIT:
+		if (m->drop_exited)
+			process_exit(m, h);
+		break;
 	default:
-		/* EXIT: perf keeps the thread for samples that arrive late; so do we */
 		break;
 	}
+	if (m->dead_head && rec->id.has_time)
+		drop_dead(m, rec->id.time);
 }
 
 struct map *machine_find_map(struct machine *m, uint32_t pid, uint64_t addr, bool kernel)
@@ -510,6 +604,14 @@ void machine_forget(struct machine *m, uint32_t pid, uint32_t tid)
 	if (tid != pid)
 		return;
 	struct process *p = table_remove(&m->procs, pid);
+	for (struct process **q = &m->dead_head, *prev = NULL; p && *q;
+	     prev = *q, q = &(*q)->next_dead)
+		if (*q == p) { /* out of the dead list first */
+			*q = p->next_dead;
+			if (m->dead_tail == p)
+				m->dead_tail = prev;
+			break;
+		}
 	if (p) {
 		free(p->maps.v);
 		free(p->comm);

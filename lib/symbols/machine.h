@@ -52,6 +52,13 @@ void machine_foreach_hit_map_of(struct machine *m, uint32_t pid,
  * for a recorder that must not grow with every process that ever ran (the symbolizer keeps
  * them, as perf does, for samples that arrive late). */
 void machine_forget(struct machine *m, uint32_t pid, uint32_t tid);
+/* From now on a process whose threads have all exited (EXIT records) has its maps freed
+ * once the records' time is delay_ns past its last exit, so a long trace does not keep the
+ * maps of every process that ever ran; a pid that comes back (FORK, COMM, MMAP) before then
+ * keeps them.  Threads and names stay.  fn (may be NULL) is called with the pid when its
+ * maps go: map pointers into them are then invalid. */
+void machine_drop_exited(struct machine *m, uint64_t delay_ns, void (*fn)(void *arg, uint32_t pid),
+			 void *arg);
 /* Every pid that has been seen in any record. */
 void machine_foreach_pid(struct machine *m, void (*fn)(void *arg, uint32_t pid), void *arg);
 

@@ -83,6 +83,19 @@ struct symbolizer {
 	uint32_t *pid_gen;
 };
 
+/* A second after a process's last thread exited its maps go (machine_drop_exited): later
+ * than any sample of it that the records' order can still bring. */
+#define DROP_EXITED_NS 1000000000ULL
+
+/* Its maps are gone: frames cached for it point into them. */
+static void forget_pid(void *arg, uint32_t pid)
+{
+	struct symbolizer *s = arg;
+	uint32_t *g = &s->pid_gen[pid & (PID_GEN_SLOTS - 1)];
+	if (++*g == 0)
+		*g = 1;
+}
+
 struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
 {
 	struct symbolizer *s = xcalloc(1, sizeof(*s));
@@ -94,6 +107,7 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
 	s->opts.symfs = s->symfs;
 	s->opts.kallsyms_path = s->kallsyms_path;
 	s->m = machine_new();
+	machine_drop_exited(s->m, DROP_EXITED_NS, forget_pid, s);
 	s->anon.cls = SF_ANON;
 	s->jit_file.cls = SF_JIT_FILE;
 	s->missing.cls = SF_FILE;

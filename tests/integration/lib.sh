@@ -73,6 +73,25 @@ logged_filled_switches() {
 		awk '{ n += $1 + $2 } END { print n + 0 }'
 }
 
+# nettrace_blocks FILE KIND: how many blocks of KIND (lib/nettrace/nettrace_blocks.h: 2 events,
+# 6 threads, 7 RemoveThread, ...) the NetTrace FILE has (our writer's layout: a 20-byte
+# header, then blocks of a u32 size | kind << 24 and the payload, up to an end block, kind 0).
+nettrace_blocks() {
+	python3 - "$1" "$2" <<-'PY'
+	import struct, sys
+	d = open(sys.argv[1], "rb").read()
+	pos, n = 20, 0
+	while pos + 4 <= len(d):
+	    w = struct.unpack_from("<I", d, pos)[0]
+	    kind, size = w >> 24, w & 0xFFFFFF
+	    if kind == 0:
+	        break
+	    n += kind == int(sys.argv[2])
+	    pos += 4 + size
+	print(n)
+	PY
+}
+
 # start_collect NAME ARGS...: runs "$PC collect NAME ARGS..." in the background, stderr to
 # NAME.err, and waits until it records ("Collecting" is said once the events are open and
 # the running processes are synthesized).  Sets collector (its pid); killed at exit.

@@ -61,6 +61,9 @@ compare() {
 "$WORKLOADS/hot" 4 >/dev/null &
 hot=$!
 cleanup_hooks+=("kill $hot 2>/dev/null")
+# Short processes meanwhile: threads that exit during the trace.
+(for i in $(seq 40); do /bin/true; sleep 0.02; done) &
+cleanup_hooks+=("kill $! 2>/dev/null")
 "$PC" collect sys -collectsec 2 -nodotnetevents 2>sys.err || { cat sys.err; fail "collect system-wide"; }
 check "collect says where the .nettrace went" grep -q 'NetTrace saved to ./sys.nettrace' sys.err
 check "the zip holds it as sys.trace/sys.nettrace, the same file" \
@@ -72,6 +75,14 @@ check "native: the process has its name" grep -q "^process $hot \"hot\"" sys.te
 traceevent tracelog sys.nettrace --events >sys.events 2>/dev/null
 check "native: ELF build-ids are in the mappings' metadata" \
 	grep -q 'ProcessMappingMetadata.*build_id' sys.events
+# Exited threads keep their rows: TraceEvent carries out a RemoveThread by the thread's OS tid
+# instead of its row index, so a removal could make a live row unknown and TraceLog refuse
+# the whole file (postprocess_unified.c: unified_thread_row).
+exits=$(grep -c 'ProcessExit' sys.events)
+check "native: processes exited during the trace ($exits ProcessExit) and no RemoveThread block" \
+	test "$exits" -gt 0 -a "$(nettrace_blocks sys.nettrace 7)" -eq 0
+check "native: the file's blocks are walked to its end (event blocks: $(nettrace_blocks sys.nettrace 2))" \
+	test "$(nettrace_blocks sys.nettrace 2)" -gt 0
 wait $hot
 
 # ---- the same through merge, and the formats ----
