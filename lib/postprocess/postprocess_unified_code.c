@@ -253,10 +253,14 @@ static int frame_symbol(struct nettrace_out *o, uint32_t pid, uint64_t mapping_i
 {
 	struct symbol_key key = {.mapping = mapping_id, .start = f->sym_start, .end = sym_end(f)};
 	uint64_t h = unified_hash_bytes(&key, sizeof(key));
-	uint64_t name_hash = unified_hash_str(f->sym);
 	struct symbol *s = htab_find(&o->symbols, &key, h);
-	if (s && s->name_hash == name_hash)
+	if (s && s->name == f->sym)
 		return 0;
+	uint64_t name_hash = unified_hash_str(f->sym);
+	if (s && s->name_hash == name_hash) {
+		s->name = f->sym;
+		return 0;
+	}
 	if (!s) {
 		s = xcalloc(1, sizeof(*s));
 		s->key = key;
@@ -265,6 +269,7 @@ static int frame_symbol(struct nettrace_out *o, uint32_t pid, uint64_t mapping_i
 		htab_add_pruning(&o->symbols, s, h, symbol_current, o);
 	}
 	s->name_hash = name_hash; /* re-JIT'd code at the same place: the new name */
+	s->name = f->sym;
 	o->st.symbols++;
 	o->payload.len = 0;
 	nettrace_buf_varuint(&o->payload, o->next_symbol++);

@@ -74,6 +74,7 @@ struct symbol_key {
 struct symbol {
 	struct symbol_key key;
 	uint64_t name_hash; /* of the name written last for this range */
+	const char *name;   /* that name (the symbolizer's string): equal, no hash needed */
 	uint32_t pid, gen;  /* the process of its mapping */
 };
 
