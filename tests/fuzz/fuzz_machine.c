@@ -1,8 +1,10 @@
 /* The process, thread and map state that a perf.data's records describe
  * (lib/symbols/machine.c: COMM, FORK, EXIT, MMAP, MMAP2), fed by the reader as merge feeds
  * it, without the rest of the pass: every sample's comm and the map of each of its frames
- * are looked up, and every map of every process visited.  fuzz_postprocess covers the same
- * with symbols and text around it, at a tenth of the speed. */
+ * are looked up, and every map of every process visited.  Inputs of odd size drop the maps
+ * of exited processes at once (machine_drop_exited, as the symbolizer does a second later),
+ * so maps freed mid-stream are fuzzed too.  fuzz_postprocess covers the same with symbols
+ * and text around it, at a tenth of the speed. */
 #include "fuzz_perfdata.h"
 #include "symbols/machine.h"
 
@@ -26,6 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!r)
 		return 0;
 	struct machine *m = machine_new();
+	if (size & 1)
+		machine_drop_exited(m, 0, NULL, NULL);
 	struct perfdata_record rec;
 	unsigned errors = 0;
 	while (fuzz_next_record(r, &rec, &errors)) {
