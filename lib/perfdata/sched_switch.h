@@ -12,6 +12,9 @@
 
 #include "base/util.h"
 
+/* The tracepoint's event name, as perf.data and perf script name it. */
+#define SCHED_SWITCH_EVENT "sched:sched_switch"
+
 struct sched_switch {
 	int prev_pid, next_pid;
 	bool blocked; /* prev_state is one of the waiting states above */

@@ -9,6 +9,7 @@
 #include "base/deflate_chunk.h"
 #include "base/log.h"
 #include "perfdata/perfdata_read.h"
+#include "perfdata/sched_switch.h"
 #include "postprocess_jit.h"
 #include "postprocess_nettrace.h"
 #include "postprocess_unified.h"
@@ -26,8 +27,6 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-
-#define SCHED_SWITCH "sched:sched_switch"
 
 /* perf script's default --max-stack (PERF_MAX_STACK_DEPTH). */
 #define SCRIPT_MAX_STACK 127
@@ -143,7 +142,7 @@ static int write_sample(struct pass *p, const struct perfdata_record *rec, struc
 	snprintf(comm, sizeof(comm), "%s",
 		 machine_comm(symbolizer_machine(p->sym), s->pid, s->tid));
 	const char *trace = trace_fields_text(p->tf, rec);
-	if (p->sf && ev && ev->name && !strcmp(ev->name, SCHED_SWITCH))
+	if (p->sf && ev && ev->name && !strcmp(ev->name, SCHED_SWITCH_EVENT))
 		switch_fill_tracepoint(p->sf, trace);
 	if (p->nt && nettrace_out_sample(p->nt, s, frames, n, comm, trace) < 0)
 		nettrace_failed(p);
@@ -184,7 +183,7 @@ static int write_missed_switch(struct pass *p, const struct perfdata_record *rec
 	    .has_time = rec->id.has_time,
 	    .time = rec->id.time,
 	    .period = 1,
-	    .event = SCHED_SWITCH,
+	    .event = SCHED_SWITCH_EVENT,
 	    .trace = fs.trace,
 	    .callchain = true,
 	};
@@ -197,7 +196,7 @@ static bool wants_switch_fill(struct pass *p)
 	bool tracepoint = false, records = false;
 	for (size_t i = 0; i < p->nr_evsels; i++) {
 		const struct perfdata_evsel *ev = perfdata_reader_evsel(p->reader, i);
-		tracepoint |= ev->name && !strcmp(ev->name, SCHED_SWITCH);
+		tracepoint |= ev->name && !strcmp(ev->name, SCHED_SWITCH_EVENT);
 		records |= ev->attr.context_switch;
 	}
 	return tracepoint && records;

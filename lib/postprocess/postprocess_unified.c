@@ -126,7 +126,7 @@ struct nettrace_out *nettrace_out_new(const char *path, struct perfdata_reader *
 	o->switch_evsel = n;
 	for (size_t i = 0; i < n; i++) {
 		const char *name = perfdata_reader_evsel(r, i)->name;
-		if (name && !strcmp(name, "sched:sched_switch") && o->switch_evsel == n)
+		if (name && !strcmp(name, SCHED_SWITCH_EVENT) && o->switch_evsel == n)
 			o->switch_evsel = i;
 	}
 	o->cswitch = o->switch_evsel < n;
@@ -325,7 +325,7 @@ int unified_thread_row(struct nettrace_out *o, uint32_t pid, uint32_t tid, const
 {
 	struct thread *th = thread(o, tid);
 	if (th->index && (th->pid != pid || strcmp(th->comm, comm))) {
-		/* a new row; the old one is left without a RemoveThread (retire_row) */
+		/* a new row; the old one is left, not removed (see above) */
 		th->index = 0;
 		unified_process(o, th->pid)->live_rows--;
 	}

@@ -26,7 +26,7 @@
 #include "perfdata/sched_switch.h"
 #include "stackfile.h"
 
-#define OFFCPU_EVENT "sched:sched_switch"
+#define OFFCPU_EVENT SCHED_SWITCH_EVENT
 
 struct offcpu_stats {
 	uint64_t switches;     /* sched_switch samples seen */

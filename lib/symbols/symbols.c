@@ -87,13 +87,18 @@ struct symbolizer {
  * than any sample of it that the records' order can still bring. */
 #define DROP_EXITED_NS 1000000000ULL
 
-/* Its maps are gone: frames cached for it point into them. */
-static void forget_pid(void *arg, uint32_t pid)
+/* Frames cached for pid are stale from now on (0 marks an empty cache slot). */
+static void bump_gen(struct symbolizer *s, uint32_t pid)
 {
-	struct symbolizer *s = arg;
 	uint32_t *g = &s->pid_gen[pid & (PID_GEN_SLOTS - 1)];
 	if (++*g == 0)
 		*g = 1;
+}
+
+/* Its maps are gone: frames cached for it point into them. */
+static void forget_pid(void *arg, uint32_t pid)
+{
+	bump_gen(arg, pid);
 }
 
 struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
@@ -178,9 +183,7 @@ void symbolizer_process(struct symbolizer *s, const struct perfdata_record *rec)
 		uint32_t pid = UINT32_MAX;
 		if (rec->header->size >= sizeof(*rec->header) + 4)
 			memcpy(&pid, rec->header + 1, 4);
-		uint32_t *g = &s->pid_gen[pid & (PID_GEN_SLOTS - 1)];
-		if (++*g == 0)
-			*g = 1;
+		bump_gen(s, pid);
 		if (type != PERF_RECORD_COMM && type != PERF_RECORD_FORK)
 			note_jitdump_mmap(s, rec);
 	}
