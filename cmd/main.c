@@ -1,4 +1,5 @@
 /* perfcollect-c: the command table (as perf's builtin-*.c table). */
+#include "base/heap.h"
 #include "base/util.h"
 #include "commands.h"
 
@@ -55,8 +56,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (const struct command *c = commands; c->name; c++)
-		if (!strcasecmp(c->name, name))
+		if (!strcasecmp(c->name, name)) {
+			heap_setup();
 			return c->fn(argc - 1, argv + 1);
+		}
 	fprintf(stderr, "perfcollect-c: unknown command '%s' (see 'perfcollect-c --help')\n", name);
 	return 2;
 }

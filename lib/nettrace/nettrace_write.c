@@ -2,6 +2,8 @@
 #include "nettrace_write.h"
 #include "nettrace_blocks.h"
 
+#include "base/hash.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -37,15 +39,6 @@ struct intern {
 	size_t nslots, count;
 	struct nettrace_buf bytes; /* every interned blob of the region */
 };
-
-static uint64_t hash_bytes(const void *p, size_t n)
-{
-	const uint8_t *s = p;
-	uint64_t h = 1469598103934665603ULL;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ s[i]) * 1099511628211ULL;
-	return h ^ (h >> 29);
-}
 
 static void intern_grow(struct intern *t)
 {
@@ -404,8 +397,12 @@ uint32_t nettrace_writer_stack(struct nettrace_writer *w, const uint64_t *ips, s
 {
 	struct nettrace_buf *b = &w->scratch;
 	b->len = 0;
-	for (size_t i = 0; i < n; i++)
-		nettrace_buf_le(b, ips[i], (int)w->pointer_size);
+	if (w->pointer_size == 8 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
+		nettrace_buf_bytes(b, ips, n * 8); /* the file's layout already */
+	} else {
+		for (size_t i = 0; i < n; i++)
+			nettrace_buf_le(b, ips[i], (int)w->pointer_size);
+	}
 	w->st.stack_refs++;
 	uint64_t h = hash_bytes(b->data, b->len);
 	struct intern_slot *slot = NULL;

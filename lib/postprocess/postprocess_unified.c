@@ -278,7 +278,7 @@ int unified_put_event(struct nettrace_out *o, uint32_t md, uint64_t thread, uint
 
 struct process *unified_process(struct nettrace_out *o, uint32_t pid)
 {
-	uint64_t h = unified_hash_bytes(&pid, sizeof(pid));
+	uint64_t h = hash_bytes(&pid, sizeof(pid));
 	struct process *p = htab_find(&o->procs, &pid, h);
 	if (!p) {
 		p = xcalloc(1, sizeof(*p));
@@ -290,7 +290,7 @@ struct process *unified_process(struct nettrace_out *o, uint32_t pid)
 
 static struct thread *thread(struct nettrace_out *o, uint32_t tid)
 {
-	uint64_t h = unified_hash_bytes(&tid, sizeof(tid));
+	uint64_t h = hash_bytes(&tid, sizeof(tid));
 	struct thread *t = htab_find(&o->threads, &tid, h);
 	if (!t) {
 		t = xcalloc(1, sizeof(*t));

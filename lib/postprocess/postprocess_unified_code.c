@@ -7,20 +7,6 @@
 
 /* ---- a hash table of entries that start with a fixed-size key ---- */
 
-uint64_t unified_hash_bytes(const void *p, size_t n)
-{
-	const uint8_t *s = p;
-	uint64_t h = 1469598103934665603ULL;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ s[i]) * 1099511628211ULL;
-	return h ^ (h >> 31);
-}
-
-uint64_t unified_hash_str(const char *s)
-{
-	return unified_hash_bytes(s, strlen(s));
-}
-
 void *htab_find(const struct htab *t, const void *key, uint64_t h)
 {
 	if (!t->cap)
@@ -133,7 +119,7 @@ static int mapping_metadata(struct nettrace_out *o, const struct map *map, uint6
 	key.size = elf.build_id_size;
 	key.vaddr = elf.p_vaddr;
 	key.offset = elf.p_offset;
-	uint64_t h = unified_hash_bytes(&key, sizeof(key));
+	uint64_t h = hash_bytes(&key, sizeof(key));
 	struct buildid *b = htab_find(&o->buildids, &key, h);
 	if (b) {
 		*id = b->id;
@@ -192,8 +178,8 @@ static int mapping(struct nettrace_out *o, uint32_t pid, uint64_t start, uint64_
 				  .start = start,
 				  .end = end,
 				  .pgoff = pgoff,
-				  .name_hash = unified_hash_str(name)};
-	uint64_t h = unified_hash_bytes(&key, sizeof(key));
+				  .name_hash = hash_str(name)};
+	uint64_t h = hash_bytes(&key, sizeof(key));
 	struct mapping *m = htab_find(&o->mappings, &key, h);
 	if (m) {
 		*id = m->id;
@@ -252,11 +238,11 @@ static int frame_symbol(struct nettrace_out *o, uint32_t pid, uint64_t mapping_i
 			const struct frame *f, uint64_t thread, uint32_t cpu, uint64_t t)
 {
 	struct symbol_key key = {.mapping = mapping_id, .start = f->sym_start, .end = sym_end(f)};
-	uint64_t h = unified_hash_bytes(&key, sizeof(key));
+	uint64_t h = hash_bytes(&key, sizeof(key));
 	struct symbol *s = htab_find(&o->symbols, &key, h);
 	if (s && s->name == f->sym)
 		return 0;
-	uint64_t name_hash = unified_hash_str(f->sym);
+	uint64_t name_hash = hash_str(f->sym);
 	if (s && s->name_hash == name_hash) {
 		s->name = f->sym;
 		return 0;

@@ -5,6 +5,7 @@
 #ifndef PC_POSTPROCESS_UNIFIED_INT_H
 #define PC_POSTPROCESS_UNIFIED_INT_H
 
+#include "base/hash.h"
 #include "nettrace/nettrace_write.h"
 #include "postprocess_unified.h"
 
@@ -27,8 +28,6 @@ struct htab {
 	uint64_t *hashes;
 	size_t cap, n, keysize;
 };
-uint64_t unified_hash_bytes(const void *p, size_t n);
-uint64_t unified_hash_str(const char *s);
 void *htab_find(const struct htab *t, const void *key, uint64_t h);
 void htab_add(struct htab *t, void *entry, uint64_t h);
 /* htab_add, but a table about to grow first frees the entries keep() refuses (and grows only

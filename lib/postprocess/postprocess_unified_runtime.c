@@ -263,7 +263,7 @@ static struct nettrace_field_desc *convert_fields(const struct nettrace_field *f
 static uint32_t metadata_of(struct nettrace_out *o, struct rt_file *rf,
 			    const struct nettrace_metadata *md)
 {
-	uint64_t h = unified_hash_bytes(&md, sizeof(md));
+	uint64_t h = hash_bytes(&md, sizeof(md));
 	struct md_slot *s = htab_find(&rf->md, &md, h);
 	if (s)
 		return s->out;

@@ -1,6 +1,7 @@
 /* runtime_report: reading NetTrace files into the model (runtime_report_int.h); the
  * printing is in runtime_report_print.c. */
 #include "runtime_report_int.h"
+#include "base/hash.h"
 #include "nettrace/nettrace_read.h"
 #include "nettrace/runtime_events.h"
 
@@ -9,14 +10,6 @@
 
 /* ---- tallies ----------------------------------------------------------------------------------
  */
-
-static size_t hash_str(const char *s)
-{
-	size_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
 
 void rt_tally_add(struct rt_tally *t, const char *key, uint64_t count, double sum)
 {

@@ -1,5 +1,7 @@
-/* dso: see dso.h.  libelf reads the files; symbol names are copied into one arena so no
- * ELF handle or file stays open after loading. */
+/* dso: see dso.h.  libelf reads the files; each string table a symbol table names is copied
+ * whole (one copy, not one per name: node's has 110 000 names in 7.5 MB) and the symbols
+ * point into it, so no ELF handle, mapping or file stays open after loading (a file
+ * truncated under a mapping would fault). */
 #include "dso.h"
 
 #include "base/proc.h"
@@ -22,8 +24,11 @@ enum { NAME_RAW, NAME_SHOWN };
 
 struct dso {
 	struct symtab tab;
-	char *names;
+	char **strtabs; /* copies of the string tables the symbols' names point into */
+	size_t nstrtabs, strtabs_cap;
+	char *names; /* names made here ("name@plt"): offsets until finish() */
 	size_t names_len, names_cap;
+	size_t plt_from;  /* the symbols from here on have their names in names */
 	char **demangled; /* the shown names made so far (see shown_name()) */
 	size_t ndemangled, demangled_cap;
 	char *source;
@@ -121,20 +126,19 @@ static const char *shown_name(void *owner, struct sym *s)
 	return s->name;
 }
 
-/* Name arena: offsets while loading, pointers once done.  Names with a suffix are stored
- * demangled (the suffix would defeat the demangler later), others as they are. */
+/* Name arena for names made here: offsets while loading, pointers once done.  Stored
+ * demangled (the suffix would defeat the demangler later). */
 static size_t add_name(struct dso *d, const char *name, const char *suffix)
 {
-	char *demangled = suffix ? demangle(name) : NULL;
+	char *demangled = demangle(name);
 	if (demangled)
 		name = demangled;
-	size_t l = strlen(name), ls = suffix ? strlen(suffix) : 0;
+	size_t l = strlen(name), ls = strlen(suffix);
 	if (d->names_len + l + ls + 1 > d->names_cap)
 		grow_array((void **)&d->names, &d->names_cap, d->names_len + l + ls + 1, 1);
 	size_t off = d->names_len;
 	memcpy(d->names + off, name, l);
-	if (ls)
-		memcpy(d->names + off + l, suffix, ls);
+	memcpy(d->names + off + l, suffix, ls);
 	d->names[off + l + ls] = 0;
 	d->names_len += l + ls + 1;
 	free(demangled);
@@ -193,20 +197,43 @@ static const struct sec_info *sec_info(struct sec_info *cache, size_t ncache, El
 	return si;
 }
 
+/* A copy of string table section ndx, NUL-terminated past its end (so that every offset
+ * into it names a string that ends inside it), kept by d; NULL when it cannot be read. */
+static const char *copy_strtab(struct dso *d, Elf *elf, size_t ndx, size_t *size)
+{
+	Elf_Scn *scn = elf_getscn(elf, ndx);
+	GElf_Shdr sh;
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB)
+		return NULL;
+	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+		return NULL;
+	Elf_Data *data = elf_getdata(scn, NULL);
+	if (!data || !data->d_buf || !data->d_size || data->d_size >= (1u << 30))
+		return NULL;
+	char *copy = xmalloc(data->d_size + 1);
+	memcpy(copy, data->d_buf, data->d_size);
+	copy[data->d_size] = 0;
+	grow_array((void **)&d->strtabs, &d->strtabs_cap, d->nstrtabs + 1, sizeof(*d->strtabs));
+	d->strtabs[d->nstrtabs++] = copy;
+	*size = data->d_size;
+	return copy;
+}
+
 /* perf's filter: functions and objects, plus labels (NOTYPE) in text sections; only from
  * sections that are loaded (SHF_ALLOC). */
 static size_t load_symbols(struct dso *d, Elf *elf, Elf_Scn *symscn, const struct runtime *rt)
 {
-	GElf_Shdr symsh, strsh;
+	GElf_Shdr symsh;
 	Elf_Data *data = elf_getdata(symscn, NULL);
 	if (!gelf_getshdr(symscn, &symsh) || !data || !symsh.sh_entsize)
 		return 0;
 	size_t n = symsh.sh_size / symsh.sh_entsize, added = 0;
 	/* room for every symbol and name at once, not regrown symbol by symbol */
 	symtab_reserve(&d->tab, n);
-	Elf_Scn *strscn = elf_getscn(elf, symsh.sh_link);
-	if (strscn && gelf_getshdr(strscn, &strsh) && strsh.sh_size < (1u << 30))
-		grow_array((void **)&d->names, &d->names_cap, d->names_len + strsh.sh_size, 1);
+	size_t strsize;
+	const char *strtab = copy_strtab(d, elf, symsh.sh_link, &strsize);
+	if (!strtab)
+		return 0;
 	size_t nsec = 0;
 	if (elf_getshdrnum(elf, &nsec) || nsec > 65536)
 		nsec = 0;
@@ -224,16 +251,14 @@ static size_t load_symbols(struct dso *d, Elf *elf, Elf_Scn *symscn, const struc
 		const struct sec_info *si = sec_info(secs, nsec, elf, rt, sym.st_shndx);
 		if (!si->usable || (label && !si->is_text))
 			continue;
-		const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
-		if (!name || !*name)
+		if (sym.st_name >= strsize || !strtab[sym.st_name])
 			continue;
 		int bind = GELF_ST_BIND(sym.st_info);
 		enum sym_binding b = bind == STB_WEAK	  ? SYM_WEAK
 				     : bind == STB_GLOBAL ? SYM_GLOBAL
 							  : SYM_LOCAL;
-		size_t off = add_name(d, name, NULL);
 		symtab_add(&d->tab, to_file_offset(rt, sym.st_value, &si->sh), sym.st_size, b,
-			   (const char *)(uintptr_t)off, NAME_RAW);
+			   strtab + sym.st_name, NAME_RAW);
 		added++;
 	}
 	free(secs);
@@ -259,6 +284,7 @@ static void load_plt(struct dso *d, Elf *elf)
 		return;
 	uint64_t entry = pltsh.sh_entsize, off = pltsh.sh_offset + entry;
 	size_t n = relsh.sh_size / relsh.sh_entsize;
+	d->plt_from = d->tab.n;
 	for (size_t i = 0; i < n; i++, off += entry) {
 		size_t symidx;
 		if (rela) {
@@ -469,16 +495,23 @@ static void load_elf(struct dso *d, Elf *elf, const char *root, const char *path
 static void finish(struct dso *d)
 {
 	/* the arena no longer moves: offsets become pointers */
-	for (size_t i = 0; i < d->tab.n; i++)
+	for (size_t i = d->plt_from; i < d->tab.n; i++)
 		d->tab.syms[i].name = d->names + (uintptr_t)d->tab.syms[i].name;
 	d->tab.shown_name = shown_name;
 	d->tab.owner = d;
 	symtab_finish(&d->tab, false);
 }
 
-struct dso *dso_new_fd(int fd, const char *root, const char *path)
+static struct dso *dso_alloc(void)
 {
 	struct dso *d = xcalloc(1, sizeof(*d));
+	d->plt_from = SIZE_MAX;
+	return d;
+}
+
+struct dso *dso_new_fd(int fd, const char *root, const char *path)
+{
+	struct dso *d = dso_alloc();
 	Elf *elf = elf_ready() ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
 	if (elf && elf_kind(elf) == ELF_K_ELF)
 		load_elf(d, elf, root, path);
@@ -492,7 +525,7 @@ struct dso *dso_new_fd(int fd, const char *root, const char *path)
 
 struct dso *dso_new_mem(const void *image, size_t size, const char *path)
 {
-	struct dso *d = xcalloc(1, sizeof(*d));
+	struct dso *d = dso_alloc();
 	void *copy = xmalloc(size);
 	memcpy(copy, image, size);
 	Elf *elf = elf_ready() ? elf_memory(copy, size) : NULL;
@@ -515,6 +548,9 @@ void dso_free(struct dso *d)
 	for (size_t i = 0; i < d->ndemangled; i++)
 		free(d->demangled[i]);
 	free(d->demangled);
+	for (size_t i = 0; i < d->nstrtabs; i++)
+		free(d->strtabs[i]);
+	free(d->strtabs);
 	free(d->names);
 	free(d->source);
 	free(d);
