@@ -12,7 +12,7 @@ w=$(mktemp -d /tmp/pcseeds-work.XXXXXX)
 trap 'rm -rf "$w"' EXIT
 cd "$w"
 mkdir -p "$out"/{perfdata_read,perfmap,perfinfo,jitdump,archive,stackfile,dotnet_ipc,tracing_data}
-mkdir -p "$out"/{eventpipe_session,eventpipe_collect}
+mkdir -p "$out"/{eventpipe_session,eventpipe_collect,clr_locks}
 ln -sfn perfdata_read "$out/postprocess"
 app_ready() { for _ in $(seq 300); do grep -q ready "$1" && return 0; sleep 0.1; done; return 1; }
 
@@ -182,6 +182,52 @@ rm -f /tmp/perf-$pid.map /tmp/jit-$pid.dump /tmp/dotnet-diagnostic-$pid-*-socket
 head -c 6000 "$out/eventpipe_session/collect5" >"$out/eventpipe_session/collect5_cut"
 cat "$out/dotnet_ipc/unknown_command" "$out/eventpipe_session/collect2" \
 	>"$out/eventpipe_session/unknown_then_collect2"
+
+# --- clr_locks: a live .NET 10 runtime's contract descriptor (the JSON its libcoreclr.so's
+# DotNetRuntimeContractDescriptor points to), and lock records captured from deadlocked
+# .NET processes (the bytes of tests/unit/stacks/test_clr_locks.c), alone and on a stack
+# in the harness's format (a word with the top bit set points into the input) ---
+cat >descriptor.py <<'EOF'
+import struct, subprocess, sys
+pid = int(sys.argv[1])
+for line in open("/proc/%d/maps" % pid):
+    f = line.split()
+    if len(f) >= 6 and f[5].endswith("/libcoreclr.so") and int(f[2], 16) == 0:
+        base, path = int(f[0].split("-")[0], 16), f[5]
+        break
+run = lambda *a: subprocess.run(a, capture_output=True, text=True).stdout.splitlines()
+value = next(int(l.split()[1], 16) for l in run("readelf", "-W", "--dyn-syms", path)
+             if " DotNetRuntimeContractDescriptor" in l)
+first = min(int(l.split()[2], 16) for l in run("readelf", "-W", "-l", path)
+            if l.strip().startswith("LOAD")) & ~0xfff
+with open("/proc/%d/mem" % pid, "rb") as m:
+    m.seek(base + value - first)
+    magic, flags, size, json_at = struct.unpack("<QIIQ", m.read(24))
+    assert magic == 0x0043414443434E44
+    m.seek(json_at)
+    sys.stdout.buffer.write(m.read(size))
+EOF
+dotnet "$dll" 5 >app.out 2>&1 & pid=$!; app_ready app.out
+python3 descriptor.py $pid >"$out/clr_locks/descriptor_net10.json"; kill $pid; wait $pid || true
+rm -f /tmp/perf-$pid.map /tmp/jit-$pid.dump /tmp/dotnet-diagnostic-$pid-*-socket
+python3 - "$out/clr_locks" <<'EOF'
+import struct, sys
+d = sys.argv[1] + "/"
+aware = bytes.fromhex("81010000010000000400000" "0ab160004f66a0000000000000600000002000080")
+lock = bytes.fromhex("60a815022b7f000098148125" "1f7f00001d050000010300000000000080ffffff")
+open(d + "awarelock.bin", "wb").write(aware)
+open(d + "managed_lock.bin", "wb").write(lock)
+b = bytearray(1024)
+struct.pack_into("<QQQ", b, 0, 0x1234, 0, (1 << 63) | 512)
+struct.pack_into("<Q", b, 40, (1 << 63) | 768)
+b[512:544] = aware
+struct.pack_into("<I", b, 764, 0x08000002)  # the object's header names sync block 2
+open(d + "monitor_wait_stack.bin", "wb").write(bytes(b))
+b = bytearray(512)
+struct.pack_into("<Q", b, 8, (1 << 63) | 256)
+b[256:288] = lock
+open(d + "lock_wait_stack.bin", "wb").write(bytes(b))
+EOF
 
 # --- /proc/<pid>/stat lines (comm is the process's own choice) ---
 cat /proc/self/stat >"$out/eventpipe_collect/cat"

@@ -11,7 +11,8 @@ need_root
 need_traceevent
 
 # Leaf frames as "count name" lines, names without module or .NET's return type, [Module]
-# and [tier], unnamed frames left out.  A .NET method is compared by name without its
+# and [tier], unnamed frames left out (a return type may hold brackets itself: "!!0[]",
+# "int32[]").  A .NET method is compared by name without its
 # arguments and with "." for "::": TraceLog names it from our ProcessSymbol
 # ("Namespace.Type::Method(args)", perf map's spelling) or, when the runtime's method events
 # are in the file too, from those ("Namespace.Type.Method(class System.String)").
@@ -19,7 +20,7 @@ norm_names() { awk -F'\t' -v OFS='\t' '{ sub(/\(.*$/, "", $2); gsub(/::/, ".", $
 view_leaves() { # ZIP [view options]: the chosen event's samples by leaf, from folded stacks
 	"$PC" view "$@" -folded - 2>/dev/null | awk '{ n = $NF; sub(/ [0-9]+$/, "");
 		k = split($0, f, ";"); print f[k] "\t" n }' |
-		sed -E 's/^[^[	]* \[[^]	]*\] ([^	]*)\[[A-Za-z0-9]*\]	/\1	/' |
+		sed -E 's/^(.* )?\[[A-Za-z0-9_.-]+\] ([^	]*)\[[A-Za-z0-9]*\]	/\2	/' |
 		awk -F'\t' '$1 !~ /^\[/ { c[$1] += $2 } END { for (k in c) print c[k] "\t" k }' |
 		norm_names | awk -F'\t' '{ c[$2] += $1 } END { for (k in c) print c[k] "\t" k }' |
 		sort -k1,1nr -k2
