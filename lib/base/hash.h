@@ -1,6 +1,6 @@
 /* hash: a fast 64-bit hash of bytes for the in-memory tables (interned stacks, symbols,
- * tallies).  Eight bytes a step (FNV-1a's byte a step was a tenth of post-processing's
- * time on stacks); the result is well mixed in its low bits, which the open-addressing
+ * tallies).  Eight bytes a step (FNV-1a's byte a step was 4-5 % of post-processing's
+ * CPU, on stacks); the result is well mixed in its low bits, which the open-addressing
  * tables index by.  Not for anything written out or compared across runs. */
 #ifndef PC_HASH_H
 #define PC_HASH_H

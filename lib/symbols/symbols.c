@@ -12,6 +12,7 @@
  */
 #include "symbols.h"
 
+#include "base/hash.h"
 #include "base/log.h"
 #include "base/proc.h"
 #include "dso.h"
@@ -250,14 +251,6 @@ static void resolve_kernel(struct symbolizer *s, uint64_t ip, struct frame *f)
 }
 
 /* ---- files ---- */
-
-static uint32_t hash_str(const char *p)
-{
-	uint32_t h = 2166136261u;
-	for (; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	return h;
-}
 
 static struct path_entry *path_slot(struct symbolizer *s, const char *path)
 {
