@@ -49,6 +49,7 @@ check "managed frames are named: Program.Waiter" grep -q ' Program\.Waiter()' ou
 check "framework (ReadyToRun) frames are named: Monitor.Enter in System.Private.CoreLib" \
 	grep -Eq ' System\.Threading\.Monitor\.Enter[^ ]* \(System\.Private\.CoreLib\)' out.txt
 check "exactly one group of the five waiters" [ "$(grep -c '^5 threads: ' out.txt)" = 1 ]
+[ "$(grep -c '^5 threads: ' out.txt)" = 1 ] || { echo "--- what stacks printed:"; cat out.txt; echo "---"; }
 group_tids=$(grep '^5 threads: ' out.txt | sed 's/^5 threads: \([0-9 ]*\) (.*/\1/' | tr ' ' '\n' | grep . | sort -n | tr '\n' ' ')
 check "the group is exactly the Waiter threads ($waiters), named" \
 	bash -c '[ "$1" = "$2" ] && grep -q "^5 threads: .*(Waiter0,Waiter1,Waiter2,Waiter3,Waiter4)" out.txt' _ "$group_tids" "$waiters"

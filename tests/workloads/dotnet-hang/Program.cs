@@ -164,6 +164,10 @@ public static class Program
 				string stat = System.IO.File.ReadAllText($"/proc/self/task/{tid}/stat");
 				int close = stat.LastIndexOf(')');
 				all &= close > 0 && stat[close + 2] == 'S';
+				// asleep in the wait itself (a futex), not in a lock's spin-and-sleep
+				// before it ("0": the kernel does not say)
+				string wchan = System.IO.File.ReadAllText($"/proc/self/task/{tid}/wchan");
+				all &= wchan.Contains("futex") || wchan == "0";
 			}
 			calm = all ? calm + 1 : 0;
 		}
