@@ -2,6 +2,8 @@
 #include "clr_locks.h"
 #include "clr_threads.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -33,7 +35,43 @@ struct clr_scan {
 	size_t cap, used;
 	struct clr_thread_id *ids;
 	size_t nids;
+	uint64_t (*vmas)[2]; /* the process's mappings, [start, end), in address order */
+	size_t nvmas;
 };
+
+/* The end of the mapping holding addr; 0 when none does. */
+static uint64_t mapping_end(const struct clr_scan *c, uint64_t addr)
+{
+	size_t lo = 0, hi = c->nvmas;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->vmas[mid][1] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nvmas && c->vmas[lo][0] <= addr ? c->vmas[lo][1] : 0;
+}
+
+static void read_vmas(struct clr_scan *c)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)c->pid);
+	char *maps = read_file(path, NULL);
+	size_t cap = 0;
+	char *save = NULL;
+	for (char *line = maps ? strtok_r(maps, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		uint64_t start, end;
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &end) != 2 || end <= start)
+			continue;
+		grow_array((void **)&c->vmas, &cap, c->nvmas + 1, sizeof(*c->vmas));
+		c->vmas[c->nvmas][0] = start;
+		c->vmas[c->nvmas][1] = end;
+		c->nvmas++;
+	}
+	free(maps);
+}
 
 struct clr_scan *clr_scan_new(pid_t pid, const pid_t *nstids, size_t n,
 			      const struct clr_thread_id *ids, size_t nids)
@@ -49,6 +87,7 @@ struct clr_scan *clr_scan_new(pid_t pid, const pid_t *nstids, size_t n,
 	c->n = n;
 	c->cap = 4096;
 	c->cache = xcalloc(c->cap, sizeof(*c->cache));
+	read_vmas(c);
 	return c;
 }
 
@@ -59,6 +98,7 @@ void clr_scan_free(struct clr_scan *c)
 	free(c->nstids);
 	free(c->ids);
 	free(c->cache);
+	free(c->vmas);
 	free(c);
 }
 
@@ -191,10 +231,15 @@ void clr_scan_thread(struct clr_scan *c, pid_t self_ns, uint64_t sp, struct clr_
 	memset(out, 0, sizeof(*out));
 	if (!sp || (sp & 7))
 		return;
+	/* The stack's own mapping only: the next one may be mapped right after it (a runtime
+	 * heap holding the very locks looked for), and what is read counts as stack below. */
+	size_t want = STACK_SCAN_BYTES;
+	uint64_t end = mapping_end(c, sp);
+	if (end > sp && end - sp < want)
+		want = (size_t)(end - sp);
 	unsigned char *stack = xmalloc(STACK_SCAN_BYTES);
-	struct iovec local = {stack, STACK_SCAN_BYTES};
-	struct iovec remote = {(void *)(uintptr_t)sp, STACK_SCAN_BYTES};
-	/* A partial read ends at the top of the stack mapping: all the stack there is. */
+	struct iovec local = {stack, want};
+	struct iovec remote = {(void *)(uintptr_t)sp, want};
 	ssize_t got = process_vm_readv(c->pid, &local, 1, &remote, 1, 0);
 	if (got < 8) {
 		free(stack);

@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* state 0x181 (locked, 6 waiters), recursion 1, holding thread id 4, padding, OS thread id
@@ -147,6 +148,37 @@ static void test_scan(void)
 	free(heap);
 }
 
+/* A stack whose mapping is followed at once by another one holding the lock (the runtime's
+ * heap after a thread's stack): the scan reads the stack's mapping only, so the lock's
+ * address is not taken for an address into the stack itself. */
+static void test_scan_adjacent(void)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned char *m =
+	    mmap(NULL, 8 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(m != MAP_FAILED);
+	if (m == MAP_FAILED)
+		return;
+	uint64_t *stack = (uint64_t *)(m + page); /* one page of stack, then the heap */
+	unsigned char *heap = m + 2 * page;
+	memcpy(heap + 64, real_lock, 32);
+	uint32_t header = 0x08000002u;
+	memcpy(heap + 252, &header, 4); /* the object at heap + 256 */
+	/* read-only: a mapping of its own, right after the stack's */
+	CHECK(mprotect(heap, 6 * page, PROT_READ) == 0);
+	stack[10] = (uint64_t)(uintptr_t)(heap + 64);
+	stack[20] = (uint64_t)(uintptr_t)(heap + 256);
+	pid_t tids[] = {27382, 27390};
+	struct clr_scan *c = clr_scan_new(getpid(), tids, 2, NULL, 0);
+	struct clr_monitor_wait w;
+	clr_scan_thread(c, 27390, (uint64_t)(uintptr_t)stack, &w);
+	CHECK(w.found);
+	CHECK_EQ_U64(w.lock, (uint64_t)(uintptr_t)(heap + 64));
+	CHECK_EQ_U64(w.object, (uint64_t)(uintptr_t)(heap + 256));
+	clr_scan_free(c);
+	munmap(m, 8 * page);
+}
+
 int main(void)
 {
 	test_parse();
@@ -154,5 +186,6 @@ int main(void)
 	test_descriptor();
 	test_header();
 	test_scan();
+	test_scan_adjacent();
 	return TEST_DONE();
 }
