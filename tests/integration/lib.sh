@@ -9,9 +9,9 @@ fails=0
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 pass() { echo "ok: $*"; }
-check() { # check "description" command...
+check() { # check "description" command...: fails (status 1) when the command does
 	local what=$1; shift
-	if "$@"; then pass "$what"; else fail "$what"; fi
+	if "$@"; then pass "$what"; else fail "$what"; return 1; fi
 }
 finish() { [ "$fails" -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }; exit 0; }
 

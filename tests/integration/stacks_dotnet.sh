@@ -48,8 +48,8 @@ check "managed frames are named: Program.TakeAB" grep -q ' Program\.TakeAB()' ou
 check "managed frames are named: Program.Waiter" grep -q ' Program\.Waiter()' out.txt
 check "framework (ReadyToRun) frames are named: Monitor.Enter in System.Private.CoreLib" \
 	grep -Eq ' System\.Threading\.Monitor\.Enter[^ ]* \(System\.Private\.CoreLib\)' out.txt
-check "exactly one group of the five waiters" [ "$(grep -c '^5 threads: ' out.txt)" = 1 ]
-[ "$(grep -c '^5 threads: ' out.txt)" = 1 ] || { echo "--- what stacks printed:"; cat out.txt; echo "---"; }
+check "exactly one group of the five waiters" [ "$(grep -c '^5 threads: ' out.txt)" = 1 ] ||
+	{ echo "--- what stacks printed:"; cat out.txt; echo "---"; }
 group_tids=$(grep '^5 threads: ' out.txt | sed 's/^5 threads: \([0-9 ]*\) (.*/\1/' | tr ' ' '\n' | grep . | sort -n | tr '\n' ' ')
 check "the group is exactly the Waiter threads ($waiters), named" \
 	bash -c '[ "$1" = "$2" ] && grep -q "^5 threads: .*(Waiter0,Waiter1,Waiter2,Waiter3,Waiter4)" out.txt' _ "$group_tids" "$waiters"
@@ -107,9 +107,9 @@ ms=$((($(date +%s%N) - start) / 1000000))
 check "DOTNET_EnableDiagnostics=0: exit 0 within 10 s (took $ms ms)" [ $rc = 0 -a $ms -lt 10000 ]
 check "... says why managed frames are unnamed (diagnostics disabled)" \
 	grep -q "unnamed: its runtime cannot be asked for perf maps: .*DOTNET_EnableDiagnostics=0" nodiag.txt
-owner_line="^  6 threads wait for lock on object 0x[0-9a-f]* (Monitor) held by TID $ab2 (TakeAB)"
-check "... and still names the lock owner, read from memory" grep -q "$owner_line" nodiag.txt
-grep -q "$owner_line" nodiag.txt || { echo "--- what stacks printed:"; cat nodiag.txt; echo "---"; }
+check "... and still names the lock owner, read from memory" \
+	grep -q "^  6 threads wait for lock on object 0x[0-9a-f]* (Monitor) held by TID $ab2 (TakeAB)" nodiag.txt ||
+	{ echo "--- what stacks printed:"; cat nodiag.txt; echo "---"; }
 
 # ---- a runtime that never answers: its socket accepts and says nothing --------------------
 if command -v python3 >/dev/null; then
