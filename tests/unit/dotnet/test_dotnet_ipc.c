@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CHECK_ERR(substr)                                                                          \
@@ -352,6 +353,9 @@ static char *app_dll(void)
 	return xstrdup(line);
 }
 
+/* When the last app was started: a map file older than that is another process's. */
+static struct timespec app_started;
+
 /* Starts `dotnet APP 30` with one extra environment variable (or none) and waits for its
  * "ready <pid>" line. */
 static pid_t start_app(const char *dll, const char *extra_env)
@@ -371,6 +375,7 @@ static pid_t start_app(const char *dll, const char *extra_env)
 	char *envp[] = {path, "DOTNET_CLI_TELEMETRY_OPTOUT=1", "DOTNET_NOLOGO=1", (char *)extra_env,
 			NULL};
 	int out;
+	clock_gettime(CLOCK_REALTIME, &app_started);
 	pid_t pid = spawn(argv, envp, &out);
 	free(path);
 	if (pid < 0)
@@ -423,6 +428,19 @@ static bool holds_open(pid_t pid, const char *path)
 	return found;
 }
 
+/* Did the app started last write path?  Not merely "does it exist": with 32768 pids, a
+ * file left in /tmp by an earlier process of the same pid is there now and then. */
+static bool app_wrote(pid_t pid, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return false;
+	if (holds_open(pid, path))
+		return true;
+	/* Whole seconds: file systems' timestamps can lag the clock by a tick. */
+	return st.st_mtim.tv_sec >= app_started.tv_sec;
+}
+
 /* Removes what the runtime leaves in /tmp: its maps, and its diagnostics socket and debugger
  * pipes, which it does not remove when it is stopped by a signal. */
 static void remove_maps(pid_t pid)
@@ -456,7 +474,7 @@ static void test_real_runtime(const char *dll)
 	char map[64], dump[64];
 	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)pid);
 	snprintf(dump, sizeof(dump), "/tmp/jit-%d.dump", (int)pid);
-	CHECK(access(map, F_OK) < 0);
+	CHECK(!app_wrote(pid, map));
 	CHECK(dotnet_runtime_present(pid));
 	CHECK(!dotnet_perfmap_enabled_by_env(pid));
 	struct dotnet_process_info info;
@@ -552,7 +570,17 @@ static void test_real_runtime(const char *dll)
 	snprintf(dump, sizeof(dump), "/tmp/jit-%d.dump", (int)pid);
 	CHECK(dotnet_maps_ensure(pid, true, &m) == 0);
 	CHECK(m.had_perfmap && !m.asked);
-	CHECK(access(dump, F_OK) < 0);
+	CHECK(!app_wrote(pid, dump));
+	/* A jitdump an earlier process of this pid left behind (CI's /tmp has such) is not
+	 * taken for the app's. */
+	int stale = open(dump, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (stale >= 0) {
+		struct timespec hour_ago[2] = {{.tv_sec = app_started.tv_sec - 3600},
+					       {.tv_sec = app_started.tv_sec - 3600}};
+		CHECK(futimens(stale, hour_ago) == 0);
+		close(stale);
+		CHECK(!app_wrote(pid, dump));
+	}
 	stop(pid);
 	remove_maps(pid);
 
