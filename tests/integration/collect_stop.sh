@@ -65,6 +65,14 @@ echo "-collectsec 2: samples span $span s"
 # counting from before the events opened, the bug this guards, loses the first part)
 check "-collectsec 2: the samples span 2 s (1.9 to 2.25)" \
 	awk -v s="$span" 'BEGIN {exit !(s >= 1.9 && s <= 2.25)}'
+# The zip is awaited: post-processing runs at nice -10 (root may), unless the collector
+# was started under nice, which it keeps.
+check "secs: post-processing ran at nice -10" grep -q "post-processing at nice -10$" \
+	secs.trace/perfcollect.log
+nice -n 5 "$PC" collect niced -pid "$hot" -collectsec 1 2>niced.err
+check_trace niced $? "-collectsec elapsed"
+check "niced: post-processing kept nice 5" grep -q "post-processing at nice 5, as the" \
+	niced.trace/perfcollect.log
 
 # The target exits: the collector ends by itself.
 start_collect gone -pid "$hot"
