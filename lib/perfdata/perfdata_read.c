@@ -21,7 +21,9 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#define DROP_STEP (16u << 20) /* see drop_behind() */
+/* See drop_behind().  2 MiB: at 16 MiB a 21 MB perf.data stayed resident almost whole (peak
+ * RSS 75 -> 88 MiB from a 20 s to a 60 s trace); the madvise calls cost nothing at this rate. */
+#define DROP_STEP (2u << 20)
 
 /* A COMPRESSED record may expand to about one ring buffer's worth; more means garbage. */
 #define MAX_DECOMPRESSED (256u << 20)
