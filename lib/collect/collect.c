@@ -568,9 +568,7 @@ static bool hurry_postprocessing(void)
 			 strerror(errno));
 		return false;
 	}
-	errno = 0;
-	nice_now = getpriority(PRIO_PROCESS, 0);
-	log_info("post-processing at nice %d", errno ? POSTPROCESS_NICE : nice_now);
+	log_info("post-processing at nice %d", getpriority(PRIO_PROCESS, 0));
 	return true;
 }
 
