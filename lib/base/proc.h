@@ -2,9 +2,7 @@
  *
  * A target in a container is seen by its host PID; its own PID (the last NSpid in
  * /proc/<pid>/status) names its files (perf-<nspid>.map), and its files are read through
- * /proc/<pid>/root.  safe_open_in_root() is how every file from an untrusted target is
- * opened: O_NOFOLLOW on every component, never leaving the root, regular files owned by
- * the target's uid only.
+ * /proc/<pid>/root (safe_open.h).
  */
 #ifndef PC_PROC_H
 #define PC_PROC_H
@@ -35,21 +33,5 @@ struct proc_status {
 	char state;
 };
 int proc_status(pid_t pid, struct proc_status *st);
-
-/* Opens path (absolute, as the target sees it) inside /proc/<pid>/root without following
- * any symlink and without leaving that root; the result must be a regular file whose owner
- * is owner_uid (or root).  Returns an fd, or -1 with pc_err() saying why ("is a symlink",
- * "not a regular file", "owned by uid N, not the target's uid M"). */
-int safe_open_in_root(pid_t pid, const char *path, uid_t owner_uid);
-/* errno after a failure of safe_open_in_root() or open_file_in_root(): ENOENT when the file
- * (or a directory on its way) does not exist, ESRCH when the process is gone, EACCES when we
- * may not look (no ptrace access to the process: CAP_SYS_PTRACE); any other value means the
- * file is there but was refused (pc_strerror() says why). */
-
-/* Opens path the way a process whose root directory is root (e.g. "/proc/<pid>/root"; NULL
- * or "" for ours) sees it: symlinks are followed, but resolved inside root, never out of it
- * (openat2 RESOLVE_IN_ROOT); only a regular file is opened, a FIFO or device never is.  For
- * files that are read for symbols, not copied: ELF binaries and their debug files. */
-int open_file_in_root(const char *root, const char *path);
 
 #endif

@@ -6,6 +6,7 @@
 #include "collect.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "base/safe_open.h"
 #include "collect_events.h"
 #include "collect_signals.h"
 #include "collect_tracedir.h"
@@ -41,6 +42,8 @@
 #define POSTPROCESS_NICE (-10)
 /* At most this much of the recording lives only in memory. */
 #define FLUSH_INTERVAL_NS 1000000000ULL
+/* The largest mapped file whose build-id is read (its notes are near the start). */
+#define BUILDID_FILE_MAX (4ull << 30)
 
 struct build_id_ctx {
 	struct collector *c;
@@ -313,7 +316,7 @@ static int read_map_build_id(uint32_t pid, bool kernel, const char *name, uint8_
 		return -1; /* [vdso], //anon, gone files: nothing to read */
 	struct proc_status st;
 	if (proc_status((pid_t)pid, &st) == 0) {
-		int fd = safe_open_in_root((pid_t)pid, name, st.uid);
+		int fd = safe_open_in_root((pid_t)pid, name, st.uid, BUILDID_FILE_MAX);
 		if (fd < 0)
 			return -1;
 		int rc = buildid_read_fd(fd, id, size);

@@ -1,6 +1,7 @@
 /* dotnet_borrow: see dotnet_borrow.h. */
 #include "dotnet_borrow.h"
 #include "base/proc.h"
+#include "base/safe_open.h"
 #include "dotnet_ipc.h"
 
 #include <dirent.h>
@@ -50,7 +51,7 @@ static int remove_private_dir(pid_t pid, const char *dir)
 {
 	const char *slash = strrchr(dir, '/');
 	char *parent = xstrndup(dir, slash - dir);
-	int pfd = dotnet_open_target_dir(pid, parent[0] ? parent : "/");
+	int pfd = root_open_dir(pid, parent[0] ? parent : "/");
 	free(parent);
 	if (pfd < 0)
 		return -1;
@@ -75,7 +76,7 @@ static int remove_private_dir(pid_t pid, const char *dir)
  * there as that user); its path as the target sees it, or NULL with pc_err(). */
 static char *make_private_dir(pid_t pid, uid_t uid)
 {
-	int tmp = dotnet_open_target_dir(pid, "/tmp");
+	int tmp = root_open_dir(pid, "/tmp");
 	if (tmp < 0)
 		return NULL;
 	for (int attempt = 0; attempt < 16; attempt++) {

@@ -2,6 +2,8 @@
 #include "dotnet_ipc.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "base/safe_open.h"
+#include "symbols/symbols_jit.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -129,39 +131,6 @@ static bool diagnostics_disabled(pid_t pid)
 
 /* ---- finding the socket ------------------------------------------------------------------ */
 
-int dotnet_open_target_dir(pid_t pid, const char *dir)
-{
-	char root[64];
-	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? pc_err("no process %d", (int)pid)
-				       : pc_err_errno("cannot open %s", root);
-	char *copy = xstrdup(dir);
-	char *save = NULL;
-	for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
-		if (!strcmp(c, "."))
-			continue;
-		if (!strcmp(c, "..")) {
-			pc_err("%s%s: contains '..'", root, dir);
-			goto fail;
-		}
-		int sub = openat(fd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub < 0) {
-			pc_err_errno("%s%s", root, dir);
-			goto fail;
-		}
-		close(fd);
-		fd = sub;
-	}
-	free(copy);
-	return fd;
-fail:
-	free(copy);
-	close(fd);
-	return -1;
-}
-
 /* Parses "dotnet-diagnostic-<nspid>-<key>-socket"; true with *key set when it is nspid's. */
 static bool socket_name_key(const char *name, pid_t nspid, unsigned long long *key)
 {
@@ -202,7 +171,7 @@ static int find_socket(pid_t pid, struct target_socket *ts)
 		tmpdir = xstrdup("/tmp");
 	}
 	ts->shown = NULL;
-	ts->dirfd = dotnet_open_target_dir(pid, tmpdir);
+	ts->dirfd = root_open_dir(pid, tmpdir);
 	if (ts->dirfd < 0)
 		goto fail;
 	int listfd = openat(ts->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -753,7 +722,7 @@ int dotnet_open_map_file(pid_t pid, const char *name_fmt, char **shown)
 	snprintf(name, sizeof(name), name_fmt, (int)ps.nspid);
 	char *path = xasprintf("%s%s%s", dir, str_endswith(dir, "/") ? "" : "/", name);
 	*shown = xasprintf("/proc/%d/root%s", (int)pid, path);
-	int fd = safe_open_in_root(pid, path, ps.uid);
+	int fd = safe_open_in_root(pid, path, ps.uid, JIT_FILE_MAX);
 	int err = errno;
 	free(path);
 	free(dir);

@@ -58,11 +58,6 @@ void dotnet_ipc_set_timeout_ms(int ms);
  * unset or unreadable.  Changes the process made since are not seen. */
 char *dotnet_target_getenv(pid_t pid, const char *name);
 
-/* Opens directory dir (absolute, as the target sees it) below /proc/<pid>/root, one
- * component at a time and never through a symlink, so a planted link cannot lead out of
- * the target's root.  Returns an O_PATH fd, or -1 with pc_err(). */
-int dotnet_open_target_dir(pid_t pid, const char *dir);
-
 /* EnablePerfMap: the runtime starts writing maps of the given type, including every method
  * it has already compiled or loaded.  DisablePerfMap stops it (the files stay). */
 int dotnet_enable_perfmap(pid_t pid, enum dotnet_perfmap_type type);
@@ -93,7 +88,7 @@ int dotnet_process_info_parse(const unsigned char *payload, size_t len,
 
 /* Opens one of the files pid's runtime writes (name_fmt has one %d for the pid in the
  * target's namespace, e.g. "jit-%d.dump") in its map directory (DOTNET_PerfMapJitDumpPath,
- * else /tmp) below /proc/<pid>/root: no symlinks, a regular file of the target's uid.
+ * else /tmp) below /proc/<pid>/root, as safe_open_in_root() opens a target's files.
  * *shown gets the path for messages (malloc'd, also on failure).  Returns an fd or -1, with
  * errno ENOENT when nothing is there (see safe_open_in_root()). */
 int dotnet_open_map_file(pid_t pid, const char *name_fmt, char **shown);

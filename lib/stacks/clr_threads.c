@@ -2,6 +2,7 @@
 #include "clr_threads.h"
 
 #include "base/proc.h"
+#include "base/safe_open.h"
 
 #include <fcntl.h>
 #include <gelf.h>

@@ -5,6 +5,7 @@
 #include "stacks.h"
 
 #include "base/proc.h"
+#include "base/safe_open.h"
 #include "clr_locks.h"
 #include "clr_threads.h"
 #include "dotnet/dotnet_ipc.h"
@@ -30,6 +31,8 @@
 #define MAX_USER_FRAMES	  256
 #define MAX_KERNEL_FRAMES 128
 #define MAX_ATTACH_PASSES 50
+/* The largest library read for unwinding and symbols. */
+#define MAPPED_FILE_MAX (4ull << 30)
 /* A thread in uninterruptible sleep (D) cannot stop until it wakes; do not wait forever. */
 #define STOP_TIMEOUT_NS (2ull * 1000 * 1000 * 1000)
 
@@ -324,7 +327,7 @@ static int open_mapped_file(const struct target *t, const char *name, uint64_t l
 	}
 	if (str_endswith(name, " (deleted)"))
 		return -1;
-	return safe_open_in_root(t->pid, name, t->uid);
+	return safe_open_in_root(t->pid, name, t->uid, MAPPED_FILE_MAX);
 }
 
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,

@@ -4,7 +4,7 @@
  * truncated under a mapping would fault). */
 #include "dso.h"
 
-#include "base/proc.h"
+#include "base/safe_open.h"
 #include "symtab.h"
 
 #include <errno.h>
@@ -367,7 +367,7 @@ static size_t load_minidebuginfo(struct dso *d, const struct runtime *rt)
 	return added;
 }
 
-/* path as the process rooted at root sees it (proc.h: symlinks stay inside root, never a
+/* path as the process rooted at root sees it (safe_open.h: symlinks stay inside root, never a
  * FIFO or device). */
 static Elf *open_elf(const char *root, const char *path, int *fd)
 {

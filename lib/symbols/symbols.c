@@ -15,6 +15,7 @@
 #include "base/hash.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "base/safe_open.h"
 #include "dso.h"
 #include "kallsyms.h"
 #include "symbols_jit.h"

@@ -3,6 +3,7 @@
 
 #include "base/log.h"
 #include "base/proc.h"
+#include "base/safe_open.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -101,24 +102,11 @@ static const char *const target_fmt[3] = {
     [JIT_DUMP] = "%s/jit-%u.dump",
 };
 
-/* A file inside a target's root, after safe_open_in_root() vouched for it: it must also
- * have no second name, or a hard link could make a file the target cannot read look like
- * its map. */
-static int open_in_target(const struct jit_src *src)
-{
-	int fd = safe_open_in_root((pid_t)src->root_pid, src->path, src->uid);
-	struct stat st;
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_nlink > 1) {
-		close(fd);
-		errno = EMLINK;
-		return pc_err("%s: has %lu hard links", src->path, (unsigned long)st.st_nlink);
-	}
-	return fd;
-}
-
 static int open_src(const struct jit_src *src)
 {
-	return src->root_pid ? open_in_target(src) : open_plain(src->path);
+	return src->root_pid
+		   ? safe_open_in_root((pid_t)src->root_pid, src->path, src->uid, JIT_FILE_MAX)
+		   : open_plain(src->path);
 }
 
 /* The jitdump a dead process mmapped is looked for on the host only when its name carries

@@ -6,9 +6,10 @@
  * then, for a live process, inside its root: /tmp/perf-<nspid>.map (or map_dir, where the
  * caller knows the runtime writes its maps elsewhere) and the jitdump path
  * the process mmapped (perf's jitdump marker) or /tmp/jit-<nspid>.dump, opened with
- * safe_open_in_root() and refused when they have a second hard link; otherwise the same
- * paths on the host (a dead process's jitdump only when its name carries the pid), never
- * through a symlink.  A file that is there but refused is said with log_warn().
+ * safe_open_in_root() (base/safe_open.h: no symlink, the target's own regular file, one link);
+ * otherwise the same paths on the host (a dead process's jitdump only when its name carries the
+ * pid), never through a symlink.  A file larger than JIT_FILE_MAX is refused.  A file that is there
+ * but refused is said with log_warn().
  */
 #ifndef PC_SYMBOLS_JIT_H
 #define PC_SYMBOLS_JIT_H
@@ -19,6 +20,10 @@
 #include "symbols.h"
 
 #include <sys/types.h>
+
+/* The largest JIT file taken from a process (a perf map or jitdump is a few MB; a long-lived
+ * server's jitdump some hundreds). */
+#define JIT_FILE_MAX (4ull << 30)
 
 /* Where a JIT file was read from, to open the very same file again for the archive. */
 struct jit_src {

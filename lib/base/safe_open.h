@@ -1,0 +1,53 @@
+/* safe_open: opening files inside a target's root (/proc/<pid>/root), which the target
+ * controls: a container may plant symlinks, FIFOs, devices and hard links there to turn a
+ * root collector against its host.  Two ways in, each for its own kind of file:
+ *
+ * safe_open_in_root(): the one policy for every file we take from a target as data (its
+ * JIT maps, perfinfo maps, jitdump, the libraries stacks unwinds through, the files whose
+ * build-ids collect records, the runtime's map files collect inspects).  The path is walked
+ * one component at a time from the root (root_open_dir()): no symlink is followed on any
+ * component, ".." is refused, so nothing outside the root is ever reached; the file is
+ * opened O_PATH first and really opened (O_RDONLY | O_NONBLOCK | O_NOCTTY, through its own
+ * fd) only once fstat says it is a regular file: a FIFO never blocks us, a device never sees
+ * an open.  It must belong to the target's uid (or root), have one link (st_nlink == 1: a
+ * hard link could make a file the target cannot read look like its own) and be at most the
+ * size the caller states.  Callers: symbols/symbols_jit.c (JIT files of live processes),
+ * dotnet/dotnet_ipc.c (the runtime's map files), collect/collect.c (build-ids), and through
+ * proc_map_open() stacks/stacks.c and stacks/clr_threads.c (mapped libraries).
+ *
+ * open_file_in_root(): ELF binaries and their debug files, read for symbols only (never
+ * copied into an output): symlinks are followed, as the target's own loader follows them
+ * (/lib -> /usr/lib in most images), but resolved inside the root (openat2 RESOLVE_IN_ROOT),
+ * and only a regular file is opened.  Callers: symbols/symbols.c (every file-backed mapping
+ * of a trace) and symbols/dso.c (their separate debug files); a file that becomes data
+ * goes through safe_open_in_root() instead.  It keeps two behaviours the tests rely on, to be
+ * tightened by the hostile-container work (issue 24): a kernel without openat2 falls back to a
+ * plain walk of
+ * "<root><path>", and a NULL root opens the host's path.
+ *
+ * Errors: -1 with pc_err() and errno ENOENT when the file (or a directory on its way) does
+ * not exist, ESRCH when the process is gone, EACCES when we may not look (no ptrace access
+ * to the process: CAP_SYS_PTRACE); any other errno means the file is there but was refused
+ * (ELOOP a symlink, EINVAL not a regular file or "..", EPERM its owner, EMLINK a hard link,
+ * EFBIG too large; pc_strerror() says which).
+ */
+#ifndef PC_SAFE_OPEN_H
+#define PC_SAFE_OPEN_H
+
+#include "util.h"
+#include <sys/types.h>
+
+/* The directory dir (absolute, as the target sees it) inside /proc/<pid>/root, walked
+ * without following a symlink on any component: an O_PATH | O_DIRECTORY fd, for *at()
+ * calls (listing a socket directory, making and removing a directory there). */
+int root_open_dir(pid_t pid, const char *dir);
+
+/* Opens path (absolute, as the target sees it) for reading under the policy above: a
+ * regular file owned by owner_uid (or root), one link, at most max_size bytes. */
+int safe_open_in_root(pid_t pid, const char *path, uid_t owner_uid, uint64_t max_size);
+
+/* Opens path the way a process whose root directory is root (e.g. "/proc/<pid>/root"; NULL
+ * or "" for ours) sees it: symlinks followed inside root, a regular file only. */
+int open_file_in_root(const char *root, const char *path);
+
+#endif

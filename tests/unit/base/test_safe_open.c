@@ -1,0 +1,338 @@
+/* safe_open: safe_open_in_root() against a directory tree holding every trap a hostile
+ * container could plant (a symlink at each component, "..", a FIFO that must not block, a
+ * device, a hard link, a file of another user, a file over the cap), root_open_dir()'s walk,
+ * and both ways in through a real mount namespace (a container's own /tmp). */
+#include "base/safe_open.h"
+#include "test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define NO_CAP UINT64_MAX
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	if (fd >= 0)
+		close(fd);
+	free(p);
+}
+
+/* safe_open_in_root(self, dir/rel) refused, with errno and a message holding what. */
+static void refused(const char *dir, const char *rel, uint64_t cap, int err, const char *what)
+{
+	char *p = xasprintf("%s/%s", dir, rel);
+	errno = 0;
+	int fd = safe_open_in_root(getpid(), p, geteuid(), cap);
+	CHECK(fd < 0);
+	if (fd >= 0) {
+		fprintf(stderr, "  %s was opened\n", p);
+		close(fd);
+	} else if (errno != err || !strstr(pc_strerror(), what)) {
+		fprintf(stderr, "  %s: errno %d (%s), expected %d and \"%s\"\n", p, errno,
+			pc_strerror(), err, what);
+		test_failures++;
+	}
+	free(p);
+}
+
+static char *read_all(int fd)
+{
+	char buf[64] = {0};
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	return xstrdup(n > 0 ? buf : "");
+}
+
+static void opened(const char *dir, const char *rel, const char *want)
+{
+	char *p = xasprintf("%s/%s", dir, rel);
+	int fd = safe_open_in_root(getpid(), p, geteuid(), NO_CAP);
+	if (fd < 0)
+		fprintf(stderr, "  %s: %s\n", p, pc_strerror());
+	CHECK(fd >= 0);
+	char *got = read_all(fd);
+	CHECK_STR(got, want);
+	free(got);
+	if (fd >= 0)
+		close(fd);
+	free(p);
+}
+
+/* dir/a/b/c/f.map, and for each of its four components a copy of the path where that one
+ * component is a symlink to the real one: every copy must be refused. */
+static void test_symlink_at_each_component(const char *dir)
+{
+	char *p = xasprintf("%s/a/b/c", dir);
+	CHECK(mkdir_p(p, 0755) == 0);
+	free(p);
+	put(dir, "a/b/c/f.map", "deep");
+	opened(dir, "a/b/c/f.map", "deep");
+	const char *parts[] = {"a", "b", "c", "f.map"};
+	for (int at = 0; at < 4; at++) {
+		/* trap<at>/a/b/c/f.map where component `at` links to the real one */
+		char *real = xstrdup(dir), *made = xasprintf("%s/trap%d", dir, at);
+		CHECK(mkdir(made, 0755) == 0);
+		for (int i = 0; i < 4; i++) {
+			char *r = xasprintf("%s/%s", real, parts[i]);
+			char *m = xasprintf("%s/%s", made, parts[i]);
+			if (i == at)
+				CHECK(symlink(r, m) == 0);
+			else if (i < 3 && i < at)
+				CHECK(mkdir(m, 0755) == 0);
+			free(real);
+			free(made);
+			real = r;
+			made = m;
+			if (i == at)
+				break;
+		}
+		free(real);
+		free(made);
+		char *rel = xasprintf("trap%d/a/b/c/f.map", at);
+		refused(dir, rel, NO_CAP, ELOOP, "symlink");
+		free(rel);
+	}
+}
+
+/* A FIFO is refused at once: checked in a child that an alarm would kill if it blocked. */
+static void test_fifo_does_not_block(const char *dir)
+{
+	char *p = xasprintf("%s/fifo.map", dir);
+	CHECK(mkfifo(p, 0644) == 0);
+	pid_t child = fork();
+	if (child == 0) {
+		alarm(5);
+		int fd = safe_open_in_root(getppid(), p, geteuid(), NO_CAP);
+		_exit(fd < 0 && errno == EINVAL && strstr(pc_strerror(), "not a regular file") ? 0
+											       : 1);
+	}
+	int ws = 0;
+	CHECK(waitpid(child, &ws, 0) == child);
+	CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0); /* not killed by the alarm */
+	free(p);
+}
+
+static void test_traps(const char *dir)
+{
+	uid_t me = geteuid();
+	put(dir, "ok.map", "hello");
+	opened(dir, "ok.map", "hello");
+	char *sub = xasprintf("%s/sub", dir);
+	CHECK(mkdir(sub, 0755) == 0);
+	free(sub);
+	put(dir, "sub/inner.map", "inner");
+	opened(dir, "./sub//inner.map", "inner"); /* "." and "//" are harmless */
+
+	refused(dir, "sub/../ok.map", NO_CAP, EINVAL, "'..'");
+	refused(dir, "sub/..", NO_CAP, EINVAL, "'..'");
+	refused(dir, "sub", NO_CAP, EINVAL, "not a regular file");
+	refused(dir, "sub/", NO_CAP, EINVAL, "not a regular file");
+	refused(dir, "missing.map", NO_CAP, ENOENT, "missing.map");
+	refused(dir, "nodir/x.map", NO_CAP, ENOENT, "nodir");
+	refused(dir, "ok.map/x", NO_CAP, ENOTDIR, "not a directory");
+
+	/* The size cap: at most what the caller states. */
+	refused(dir, "ok.map", 4, EFBIG, "5 bytes");
+	char *p = xasprintf("%s/ok.map", dir);
+	int fd = safe_open_in_root(getpid(), p, me, 5);
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+
+	/* A second name for the file: refused under both names. */
+	char *hard = xasprintf("%s/hard.map", dir);
+	CHECK(link(p, hard) == 0);
+	refused(dir, "hard.map", NO_CAP, EMLINK, "2 hard links");
+	refused(dir, "ok.map", NO_CAP, EMLINK, "2 hard links");
+	CHECK(unlink(hard) == 0);
+	opened(dir, "ok.map", "hello");
+	free(hard);
+
+	CHECK(safe_open_in_root(getpid(), "relative/x.map", me, NO_CAP) < 0 && errno == EINVAL);
+	CHECK(safe_open_in_root(getpid(), "/", me, NO_CAP) < 0);
+	CHECK(safe_open_in_root(getpid(), NULL, me, NO_CAP) < 0);
+
+	if (me == 0) {
+		/* A device is never opened: refused by what fstat of the O_PATH fd says. */
+		char *dev = xasprintf("%s/null.map", dir);
+		CHECK(mknod(dev, S_IFCHR | 0644, makedev(1, 3)) == 0);
+		refused(dir, "null.map", NO_CAP, EINVAL, "not a regular file");
+		free(dev);
+		/* Owned by another user than the target's: refused; by root: accepted. */
+		CHECK(chown(p, 12345, 12345) == 0);
+		CHECK(safe_open_in_root(getpid(), p, 1000, NO_CAP) < 0 && errno == EPERM);
+		CHECK(strstr(pc_strerror(), "owned by uid 12345, not the target's uid 1000"));
+		fd = safe_open_in_root(getpid(), p, 12345, NO_CAP);
+		CHECK(fd >= 0);
+		if (fd >= 0)
+			close(fd);
+		CHECK(chown(p, 0, 0) == 0);
+		fd = safe_open_in_root(getpid(), p, 1000, NO_CAP);
+		CHECK(fd >= 0);
+		if (fd >= 0)
+			close(fd);
+	} else {
+		printf("note: not root, device and owner checks skipped\n");
+	}
+
+	/* A process that does not exist has no root. */
+	pid_t child = fork();
+	if (child == 0)
+		_exit(0);
+	waitpid(child, NULL, 0);
+	CHECK(safe_open_in_root(child, p, me, NO_CAP) < 0 && errno == ESRCH);
+	CHECK(strstr(pc_strerror(), "no process") != NULL);
+	CHECK(root_open_dir(child, "/tmp") < 0 && errno == ESRCH);
+	free(p);
+}
+
+static void test_root_open_dir(const char *dir)
+{
+	int fd = root_open_dir(getpid(), dir);
+	CHECK(fd >= 0);
+	struct stat st;
+	CHECK(fd >= 0 && fstatat(fd, "ok.map", &st, 0) == 0 && S_ISREG(st.st_mode));
+	if (fd >= 0)
+		close(fd);
+	char *p = xasprintf("%s/trap0/a", dir); /* the symlink planted above */
+	CHECK(root_open_dir(getpid(), p) < 0 && errno == ELOOP);
+	free(p);
+	p = xasprintf("%s/sub/..", dir);
+	CHECK(root_open_dir(getpid(), p) < 0 && errno == EINVAL);
+	free(p);
+	p = xasprintf("%s/ok.map", dir);
+	CHECK(root_open_dir(getpid(), p) < 0 && errno == ENOTDIR);
+	free(p);
+	CHECK(root_open_dir(getpid(), "tmp") < 0 && errno == EINVAL);
+}
+
+/* A child stopped in a fresh mount namespace with its own tmpfs on /tmp: what a container
+ * looks like through /proc/<pid>/root.  Returns its pid, or -1 when namespaces are not
+ * available (not root). */
+static pid_t start_container(int ready_fd, const char *host_file)
+{
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("tmpfs", "/tmp", "tmpfs", 0, NULL) < 0) {
+		char c = 'n';
+		(void)!write(ready_fd, &c, 1);
+		_exit(1);
+	}
+	/* Inside: a legit map, a symlink to a host-only file, a symlinked directory. */
+	int fd = open("/tmp/perf-1.map", O_WRONLY | O_CREAT, 0644);
+	(void)!write(fd, "1000 10 jitted\n", 15);
+	close(fd);
+	(void)!symlink("/etc/hostname", "/tmp/perf-2.map");
+	(void)!symlink("/etc", "/tmp/etcdir");
+	/* For open_file_in_root(): links that resolve inside the container, and links that
+	 * would reach host_file (which only the host's /tmp holds) if resolved from outside. */
+	(void)!mkdir("/tmp/usr", 0755);
+	fd = open("/tmp/usr/libx.so", O_WRONLY | O_CREAT, 0644);
+	(void)!write(fd, "inside", 6);
+	close(fd);
+	(void)!symlink("/tmp/usr", "/tmp/lib");
+	(void)!symlink(host_file, "/tmp/abs.so");
+	char *up = xasprintf("../../../..%s", host_file);
+	(void)!symlink(up, "/tmp/up.so");
+	free(up);
+	(void)!mkfifo("/tmp/fifo.so", 0644);
+	char c = 'y';
+	(void)!write(ready_fd, &c, 1);
+	pause();
+	_exit(0);
+}
+
+static void test_safe_open_namespace(void)
+{
+	if (geteuid() != 0) {
+		printf("note: not root, mount namespace checks skipped\n");
+		return;
+	}
+	/* A file in the host's /tmp, hidden inside by the container's tmpfs. */
+	char host_file[] = "/tmp/pc-proc-host-XXXXXX";
+	int hfd = mkstemp(host_file);
+	CHECK(hfd >= 0 && write(hfd, "host", 4) == 4);
+	close(hfd);
+	int pfd[2];
+	CHECK(pipe(pfd) == 0);
+	pid_t pid = start_container(pfd[1], host_file);
+	char c = 0;
+	CHECK(read(pfd[0], &c, 1) == 1);
+	close(pfd[0]);
+	close(pfd[1]);
+	if (c == 'y') {
+		/* The container's own /tmp, not the host's. */
+		int fd = safe_open_in_root(pid, "/tmp/perf-1.map", 0, NO_CAP);
+		CHECK(fd >= 0);
+		char buf[32] = {0};
+		CHECK(fd >= 0 && read(fd, buf, sizeof(buf) - 1) == 15);
+		CHECK_STR(buf, "1000 10 jitted\n");
+		if (fd >= 0)
+			close(fd);
+		/* A symlink planted in the container never pulls a host file in. */
+		CHECK(safe_open_in_root(pid, "/tmp/perf-2.map", 0, NO_CAP) < 0);
+		CHECK(strstr(pc_strerror(), "symlink") != NULL);
+		CHECK(safe_open_in_root(pid, "/tmp/etcdir/hostname", 0, NO_CAP) < 0);
+		CHECK(strstr(pc_strerror(), "symlink") != NULL);
+		CHECK(errno == ELOOP); /* refused, not missing */
+		CHECK(safe_open_in_root(pid, "/tmp/perf-3.map", 0, NO_CAP) < 0);
+		CHECK(errno == ENOENT);
+
+		/* open_file_in_root(): the container's links resolve inside the container. */
+		char *root = xasprintf("/proc/%d/root", (int)pid);
+		fd = open_file_in_root(root, "/tmp/lib/libx.so");
+		CHECK(fd >= 0);
+		memset(buf, 0, sizeof(buf));
+		CHECK(fd >= 0 && read(fd, buf, sizeof(buf) - 1) == 6);
+		CHECK_STR(buf, "inside");
+		if (fd >= 0)
+			close(fd);
+		/* Resolved from outside, these links would reach the host's file: not here. */
+		CHECK(open_file_in_root(root, "/tmp/abs.so") < 0);
+		CHECK(errno == ENOENT);
+		CHECK(open_file_in_root(root, "/tmp/up.so") < 0);
+		CHECK(errno == ENOENT);
+		char *escape = xasprintf("/tmp/../../..%s", host_file);
+		CHECK(open_file_in_root(root, escape) < 0);
+		free(escape);
+		/* A FIFO is refused at once instead of blocking the reader. */
+		CHECK(open_file_in_root(root, "/tmp/fifo.so") < 0);
+		CHECK(strstr(pc_strerror(), "not a regular file") != NULL);
+		/* Without a root, the host's view. */
+		fd = open_file_in_root(NULL, host_file);
+		CHECK(fd >= 0);
+		if (fd >= 0)
+			close(fd);
+		free(root);
+	} else {
+		printf("note: cannot make a mount namespace here, checks skipped\n");
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	unlink(host_file);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/pc-safe-open-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	test_traps(dir);
+	test_symlink_at_each_component(dir);
+	test_fifo_does_not_block(dir);
+	test_root_open_dir(dir);
+	CHECK(rm_rf(dir) == 0);
+	test_safe_open_namespace();
+	return TEST_DONE();
+}
