@@ -2,7 +2,7 @@
  *
  * A target in a container is seen by its host PID; its own PID (the last NSpid in
  * /proc/<pid>/status) names its files (perf-<nspid>.map), and its files are read through
- * /proc/<pid>/root (safe_open.h).
+ * /proc/<pid>/root (safe_open.h).  Its mappings: proc_maps.h.
  */
 #ifndef PC_PROC_H
 #define PC_PROC_H

@@ -2,6 +2,7 @@
 #include "dotnet_ipc.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "base/proc_maps.h"
 #include "base/safe_open.h"
 #include "symbols/symbols_jit.h"
 
@@ -64,22 +65,13 @@ char *dotnet_target_getenv(pid_t pid, const char *name)
 
 bool dotnet_runtime_present(pid_t pid)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	char *maps = read_file(path, NULL);
-	if (!maps)
+	struct proc_maps *m = proc_maps_open(pid);
+	if (!m)
 		return false;
 	bool found = false;
-	for (char *line = maps; *line && !found;) {
-		char *nl = strchr(line, '\n');
-		if (nl)
-			*nl = 0;
-		found = str_endswith(line, "/libcoreclr.so");
-		if (!nl)
-			break;
-		line = nl + 1;
-	}
-	free(maps);
+	for (struct proc_map map; !found && proc_maps_next(m, &map);)
+		found = str_endswith(map.path, "/libcoreclr.so");
+	proc_maps_close(m);
 	if (!found) { /* a single-file app has the runtime linked in: its socket tells */
 		char *socket = dotnet_socket_path(pid);
 		found = socket != NULL;

@@ -2,6 +2,7 @@
 #include "synth.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "base/proc_maps.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -199,23 +200,11 @@ int synth_kernel(struct synth *s)
 	return synth_modules(s);
 }
 
-/* One line of /proc/<pid>/maps into an MMAP2 record; 0 if skipped. */
-static int synth_map_line(struct synth *s, pid_t pid, char *line)
+/* One executable mapping into an MMAP2 record. */
+static int synth_map(struct synth *s, pid_t pid, const struct proc_map *map)
 {
-	unsigned long long start, end, pgoff, ino;
-	unsigned maj, min;
-	char perms[8];
-	int name_at = 0;
-	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff, &maj,
-		   &min, &ino, &name_at) < 7 ||
-	    strlen(perms) < 4 || end <= start)
-		return 0;
-	if (perms[2] != 'x')
-		return 0; /* only code resolves frames, as perf without --data */
-	char *name = line + name_at;
-	name[strcspn(name, "\n")] = 0;
-	if (!*name)
-		name = "//anon";
+	const char *name = map->path[0] ? map->path : "//anon";
+	const char *perms = map->perms;
 	uint32_t prot =
 	    (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
 	uint32_t flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
@@ -223,9 +212,9 @@ static int synth_map_line(struct synth *s, pid_t pid, char *line)
 	unsigned char buf[REC_MAX] __attribute__((aligned(8)));
 	size_t n = sizeof(struct perf_event_header);
 	uint32_t ids[2] = {(uint32_t)pid, (uint32_t)pid};
-	uint64_t range[3] = {start, end - start, pgoff};
-	uint32_t dev[2] = {maj, min};
-	uint64_t inode[2] = {ino, 0}; /* ino, ino_generation */
+	uint64_t range[3] = {map->start, map->end - map->start, map->offset};
+	uint32_t dev[2] = {map->dev_major, map->dev_minor};
+	uint64_t inode[2] = {map->inode, 0}; /* ino, ino_generation */
 	uint32_t pf[2] = {prot, flags};
 	memcpy(buf + n, ids, sizeof(ids)), n += sizeof(ids);
 	memcpy(buf + n, range, sizeof(range)), n += sizeof(range);
@@ -239,18 +228,13 @@ static int synth_map_line(struct synth *s, pid_t pid, char *line)
 
 static int synth_maps(struct synth *s, pid_t pid)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return 0; /* exited meanwhile */
-	char *line = NULL;
-	size_t cap = 0;
+	struct proc_maps *m = proc_maps_open(pid);
 	int rc = 0;
-	while (rc == 0 && getline(&line, &cap, f) > 0)
-		rc = synth_map_line(s, pid, line);
-	free(line);
-	fclose(f);
+	/* only code resolves frames, as perf without --data */
+	for (struct proc_map map; rc == 0 && m && proc_maps_next(m, &map);)
+		if (map.perms[2] == 'x')
+			rc = synth_map(s, pid, &map);
+	proc_maps_close(m); /* none: exited meanwhile */
 	return rc;
 }
 

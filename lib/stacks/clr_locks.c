@@ -2,6 +2,8 @@
 #include "clr_locks.h"
 #include "clr_threads.h"
 
+#include "base/proc_maps.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,22 +57,15 @@ static uint64_t mapping_end(const struct clr_scan *c, uint64_t addr)
 
 static void read_vmas(struct clr_scan *c)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)c->pid);
-	char *maps = read_file(path, NULL);
+	struct proc_maps *m = proc_maps_open(c->pid);
 	size_t cap = 0;
-	char *save = NULL;
-	for (char *line = maps ? strtok_r(maps, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		uint64_t start, end;
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &end) != 2 || end <= start)
-			continue;
+	for (struct proc_map map; m && proc_maps_next(m, &map);) {
 		grow_array((void **)&c->vmas, &cap, c->nvmas + 1, sizeof(*c->vmas));
-		c->vmas[c->nvmas][0] = start;
-		c->vmas[c->nvmas][1] = end;
+		c->vmas[c->nvmas][0] = map.start;
+		c->vmas[c->nvmas][1] = map.end;
 		c->nvmas++;
 	}
-	free(maps);
+	proc_maps_close(m);
 }
 
 struct clr_scan *clr_scan_new(pid_t pid, const pid_t *nstids, size_t n,

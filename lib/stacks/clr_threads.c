@@ -2,7 +2,7 @@
 #include "clr_threads.h"
 
 #include "base/proc.h"
-#include "base/safe_open.h"
+#include "base/proc_maps.h"
 
 #include <fcntl.h>
 #include <gelf.h>
@@ -17,6 +17,7 @@
 #define DESCRIPTOR_MAGIC  0x0043414443434e44ull /* "DNCCDAC\0" read little-endian */
 #define MAX_JSON	  (4u << 20)
 #define MAX_THREADS	  100000
+#define CORECLR_FILE_MAX  (1ull << 30) /* libcoreclr.so is some 7 MB */
 
 /* The number after `key` in [p, end): N or [N, ...]; -1 if none. */
 static long number_after(const char *p, const char *end, const char *key)
@@ -81,33 +82,20 @@ static uint64_t read_u64(pid_t pid, uint64_t addr, bool *ok)
 	return v;
 }
 
-/* libcoreclr.so's load address (its mapping at file offset 0) and an fd of the very file. */
+/* libcoreclr.so's load address (its mapping at file offset 0) and an fd of the very file,
+ * opened as stacks opens every mapped library (proc_map_open()). */
 static int find_coreclr(pid_t pid, uint64_t *base)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	char *maps = read_file(path, NULL);
+	struct proc_status st;
+	struct proc_maps *m = proc_status(pid, &st) == 0 ? proc_maps_open(pid) : NULL;
 	int fd = -1;
-	for (char *line = maps ? strtok(maps, "\n") : NULL; line && fd < 0;
-	     line = strtok(NULL, "\n")) {
-		uint64_t start, end, off;
-		int name_at = 0;
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %*s %n", &start, &end,
-			   &off, &name_at) < 3 ||
-		    !name_at || off != 0 || !str_endswith(line + name_at, "/libcoreclr.so"))
+	for (struct proc_map map; fd < 0 && m && proc_maps_next(m, &map);) {
+		if (map.offset != 0 || !str_endswith(map.path, "/libcoreclr.so"))
 			continue;
-		char mf[96];
-		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, start,
-			 end);
-		fd = open(mf, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			char root[64];
-			snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-			fd = open_file_in_root(root, line + name_at);
-		}
-		*base = start;
+		fd = proc_map_open(pid, &map, st.uid, CORECLR_FILE_MAX);
+		*base = map.start;
 	}
-	free(maps);
+	proc_maps_close(m);
 	return fd;
 }
 

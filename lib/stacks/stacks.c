@@ -5,7 +5,7 @@
 #include "stacks.h"
 
 #include "base/proc.h"
-#include "base/safe_open.h"
+#include "base/proc_maps.h"
 #include "clr_locks.h"
 #include "clr_threads.h"
 #include "dotnet/dotnet_ipc.h"
@@ -283,51 +283,29 @@ static void resume_all(struct stacks_snapshot *s, struct traced *tr)
 
 static int read_vmas(struct target *t)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
+	struct proc_maps *m = proc_maps_open(t->pid);
+	if (!m)
 		return -1;
-	char *line = NULL;
-	size_t linecap = 0, cap = 0;
-	while (getline(&line, &linecap, f) > 0) {
-		uint64_t start, end;
-		int off = 0;
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %*s %*s %*s %n", &start, &end, &off) <
-			2 ||
-		    off <= 0 || line[off] != '/')
+	size_t cap = 0;
+	for (struct proc_map map; proc_maps_next(m, &map);) {
+		if (map.path[0] != '/')
 			continue;
 		grow_array((void **)&t->vmas, &cap, t->nvmas + 1, sizeof(*t->vmas));
-		t->vmas[t->nvmas++] = (struct vma){start, end};
+		t->vmas[t->nvmas++] = (struct vma){map.start, map.end};
 	}
-	free(line);
-	fclose(f);
+	proc_maps_close(m);
 	return 0;
 }
 
-/* Opens a mapped file as the target sees it: map_files gives exactly the mapped inode
- * (other mount namespace, deleted or replaced files alike) but needs CAP_SYS_ADMIN; else
- * the path inside the target's root, never following a symlink out of it. */
+/* Opens a mapped file as the target sees it (proc_maps.h: the mapped inode itself where
+ * we may, else its path inside the target's root, never following a symlink). */
 static int open_mapped_file(const struct target *t, const char *name, uint64_t low)
 {
-	for (size_t i = 0; i < t->nvmas; i++) {
-		if (t->vmas[i].start != low)
-			continue;
-		char path[96];
-		snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)t->pid,
-			 t->vmas[i].start, t->vmas[i].end);
-		/* stat before open: a mapped device must not even be opened */
-		struct stat st;
-		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-			int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-			if (fd >= 0)
-				return fd;
-		}
-		break;
-	}
-	if (str_endswith(name, " (deleted)"))
-		return -1;
-	return safe_open_in_root(t->pid, name, t->uid, MAPPED_FILE_MAX);
+	struct proc_map map = {.start = low, .end = low, .path = name};
+	for (size_t i = 0; i < t->nvmas && map.end == low; i++)
+		if (t->vmas[i].start == low)
+			map.end = t->vmas[i].end;
+	return proc_map_open(t->pid, &map, t->uid, MAPPED_FILE_MAX);
 }
 
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
@@ -484,17 +462,14 @@ static bool jit_like(const struct stack_frame *f)
 /* The jitdump a process writes is mmapped by it (perf's marker): its path as it sees it. */
 static char *mapped_jitdump(pid_t pid, pid_t nspid)
 {
-	char path[64], want[48];
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	char want[48];
 	snprintf(want, sizeof(want), "/jit-%d.dump", (int)nspid);
-	char *maps = read_file(path, NULL), *found = NULL;
-	for (char *line = maps ? strtok(maps, "\n") : NULL; line && !found;
-	     line = strtok(NULL, "\n")) {
-		char *slash = strchr(line, '/');
-		if (slash && str_endswith(slash, want))
-			found = xstrdup(slash);
-	}
-	free(maps);
+	struct proc_maps *m = proc_maps_open(pid);
+	char *found = NULL;
+	for (struct proc_map map; !found && m && proc_maps_next(m, &map);)
+		if (map.path[0] == '/' && str_endswith(map.path, want))
+			found = xstrdup(map.path);
+	proc_maps_close(m);
 	return found;
 }
 

@@ -15,6 +15,7 @@
 #include "base/hash.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "base/proc_maps.h"
 #include "base/safe_open.h"
 #include "dso.h"
 #include "kallsyms.h"
@@ -283,18 +284,12 @@ static struct dso *get_vdso(struct symbolizer *s)
 	if (s->vdso_tried)
 		return s->vdso;
 	s->vdso_tried = true;
-	FILE *f = fopen("/proc/self/maps", "re");
-	if (!f)
-		return NULL;
-	char line[512];
-	unsigned long long lo, hi;
-	while (fgets(line, sizeof(line), f)) {
-		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &lo, &hi) == 2 && hi > lo) {
-			s->vdso = dso_new_mem((const void *)(uintptr_t)lo, hi - lo, "[vdso]");
-			break;
-		}
-	}
-	fclose(f);
+	struct proc_maps *m = proc_maps_open(0);
+	for (struct proc_map map; !s->vdso && m && proc_maps_next(m, &map);)
+		if (!strcmp(map.path, "[vdso]"))
+			s->vdso = dso_new_mem((const void *)(uintptr_t)map.start,
+					      map.end - map.start, "[vdso]");
+	proc_maps_close(m);
 	return s->vdso;
 }
 

@@ -12,7 +12,7 @@ w=$(mktemp -d /tmp/pcseeds-work.XXXXXX)
 trap 'rm -rf "$w"' EXIT
 cd "$w"
 mkdir -p "$out"/{perfdata_read,perfmap,perfinfo,jitdump,archive,stackfile,dotnet_ipc,tracing_data}
-mkdir -p "$out"/{eventpipe_session,eventpipe_collect,clr_locks}
+mkdir -p "$out"/{eventpipe_session,eventpipe_collect,clr_locks,proc_maps}
 ln -sfn perfdata_read "$out/postprocess"
 app_ready() { for _ in $(seq 300); do grep -q ready "$1" && return 0; sleep 0.1; done; return 1; }
 
@@ -174,6 +174,9 @@ EOF
 dotnet "$dll" 10 >app.out 2>&1 & pid=$!; app_ready app.out
 python3 capture_eventpipe.py $pid "$out/eventpipe_session"
 cat /proc/$pid/stat >"$out/eventpipe_collect/dotnet"
+# a .NET runtime's maps: its libraries, double-mapped code, images, then the first lines whole
+{ grep -E 'libcoreclr|doublemapper|\.dll|jit-' /proc/$pid/maps | head -80; head -40 /proc/$pid/maps; } \
+	>"$out/proc_maps/dotnet"
 for t in /proc/$pid/task/*; do
 	case $(cat $t/comm) in .NET*) cat $t/stat >"$out/eventpipe_collect/dotnet_thread"; break ;; esac
 done
@@ -235,5 +238,23 @@ cat /proc/1/stat >"$out/eventpipe_collect/init"
 cat /proc/2/stat >"$out/eventpipe_collect/kthreadd"
 cp /bin/sleep "fz-a) b (c"; "./fz-a) b (c" 30 & pid=$!; sleep 0.2
 cat /proc/$pid/stat >"$out/eventpipe_collect/comm_with_parens"; kill $pid; wait $pid || true
+cat /proc/self/maps >"$out/proc_maps/cat"
+# maps whose paths a process chose: spaces, a tab, what looks like more fields, a deleted file
+python3 - >"$out/proc_maps/odd_names" <<'EOF'
+import mmap, os, shutil
+d = "/tmp/pcseed-maps"
+os.makedirs(d, exist_ok=True)
+maps = []
+for name in ["a b (c) 7f00-7f10 r-xp 0 0:0 1 x", "deleted me", "tab\there"]:
+    p = os.path.join(d, name)
+    with open(p, "wb") as f:
+        f.write(b"\0" * 8192)
+    f = open(p, "r+b")
+    maps.append((f, mmap.mmap(f.fileno(), 4096, offset=4096)))
+    if name.startswith("deleted"):
+        os.unlink(p)
+print(open("/proc/self/maps").read(), end="")
+shutil.rmtree(d)
+EOF
 ln -sfn nettrace_read "$out/postprocess_nettrace"
 echo "seeds in $out"
