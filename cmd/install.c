@@ -3,6 +3,7 @@
  * Every check is a real probe (a perf_event_open, a read of /proc), not a guess. */
 #include "cli.h"
 #include "commands.h"
+#include "base/proc.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -33,14 +34,6 @@ static void missing(const char *what, const char *fix)
 static void note(const char *what)
 {
 	printf("  note     %s\n", what);
-}
-
-static long read_long(const char *path, long fallback)
-{
-	char *s = read_file(path, NULL);
-	long v = s ? strtol(s, NULL, 10) : fallback;
-	free(s);
-	return v;
 }
 
 static uint64_t effective_caps(void)
@@ -138,8 +131,8 @@ int cmd_install(int argc, char **argv)
 	uint64_t caps = effective_caps();
 	bool perfmon = caps & (1ULL << CAP_PERFMON_BIT);
 	bool sysadmin = caps & (1ULL << CAP_SYS_ADMIN_BIT);
-	long paranoid = read_long("/proc/sys/kernel/perf_event_paranoid", 2);
-	long kptr = read_long("/proc/sys/kernel/kptr_restrict", 0);
+	long paranoid = sysctl_long("kernel.perf_event_paranoid", 2);
+	long kptr = sysctl_long("kernel.kptr_restrict", 0);
 
 	printf("perfcollect-c %s: checking this system\n", PC_VERSION);
 	snprintf(buf, sizeof(buf), "user: %s (uid %u)%s%s", root ? "root" : "not root",
@@ -149,10 +142,11 @@ int cmd_install(int argc, char **argv)
 	snprintf(buf, sizeof(buf), "kernel.perf_event_paranoid = %ld", paranoid);
 	note(buf);
 
-	struct stat st;
-	if (stat("/proc/sys/kernel/perf_event_paranoid", &st) < 0)
+	char *paranoid_text = sysctl_read("kernel.perf_event_paranoid");
+	if (!paranoid_text)
 		missing("perf events: this kernel has no perf_event_open (CONFIG_PERF_EVENTS)",
 			"use a kernel built with CONFIG_PERF_EVENTS=y");
+	free(paranoid_text);
 
 	int e = probe_open(-1, 0);
 	int e2 = probe_open(0, -1);
@@ -233,8 +227,8 @@ int cmd_install(int argc, char **argv)
 	snprintf(buf, sizeof(buf),
 		 "kernel.perf_event_max_stack = %ld frames, "
 		 "kernel.perf_event_mlock_kb = %ld KiB per CPU for non-root -buffersize",
-		 read_long("/proc/sys/kernel/perf_event_max_stack", 127),
-		 read_long("/proc/sys/kernel/perf_event_mlock_kb", 516));
+		 sysctl_long("kernel.perf_event_max_stack", 127),
+		 sysctl_long("kernel.perf_event_mlock_kb", 516));
 	note(buf);
 
 	if (force)

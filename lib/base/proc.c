@@ -68,13 +68,25 @@ int proc_pids(pid_t **pids, size_t *n)
 	return list_pid_dir("/proc", pids, n);
 }
 
-int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len)
+static const char *const task_file_names[] = {
+    [TASK_STAT] = "stat",   [TASK_STATUS] = "status", [TASK_COMM] = "comm",
+    [TASK_WCHAN] = "wchan", [TASK_STACK] = "stack",   [TASK_SYSCALL] = "syscall",
+};
+
+char *proc_task_read(pid_t pid, pid_t tid, enum proc_task_file file, size_t *len)
 {
 	char path[96];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid, (int)tid,
+		 task_file_names[file]);
+	return read_file(path, len);
+}
+
+int proc_task_line(pid_t pid, pid_t tid, enum proc_task_file file, char *buf, size_t len)
+{
 	if (!len)
-		return pc_err("proc_comm: empty buffer");
-	char *s = read_file(path, NULL);
+		return pc_err("proc_task_line: empty buffer");
+	buf[0] = 0;
+	char *s = proc_task_read(pid, tid, file, NULL);
 	if (!s)
 		return -1;
 	s[strcspn(s, "\n")] = 0;
@@ -83,41 +95,62 @@ int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len)
 	return 0;
 }
 
-/* The fields of /proc/<pid>/stat after "pid (comm)" (comm may hold spaces and
- * parentheses: they start after its last ')'); *text is to be freed, NULL when gone. */
-static const char *stat_fields(pid_t pid, char **text)
+int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	*text = read_file(path, NULL);
-	char *p = *text ? strrchr(*text, ')') : NULL;
-	return p ? p + 1 : NULL;
+	return proc_task_line(pid, tid, TASK_COMM, buf, len);
+}
+
+int proc_stat_parse(const char *text, struct proc_stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	const char *open = strchr(text, '('), *close = strrchr(text, ')');
+	if (!open || !close || close < open)
+		return -1;
+	snprintf(st->comm, sizeof(st->comm), "%.*s", (int)(close - open - 1), open + 1);
+	/* the fields after comm, counted as proc_pid_stat(5) does: state is field 3 */
+	const char *p = close + 1;
+	for (int field = 3; field <= 22; field++) {
+		if (*p != ' ')
+			return -1;
+		p++;
+		const char *end = p + strcspn(p, " \n");
+		if (end == p)
+			return -1;
+		if (field == 3)
+			st->state = *p;
+		else if (field == 4)
+			st->ppid = (pid_t)strtol(p, NULL, 10);
+		else if (field == 9)
+			st->flags = strtoul(p, NULL, 10);
+		else if (field == 22)
+			st->starttime = strtoull(p, NULL, 10);
+		p = end;
+	}
+	return 0;
+}
+
+int proc_task_stat(pid_t pid, pid_t tid, struct proc_stat *st)
+{
+	char *text = proc_task_read(pid, tid, TASK_STAT, NULL);
+	int r = text ? proc_stat_parse(text, st) : -1;
+	if (text && r < 0)
+		pc_err("/proc/%d/task/%d/stat: unexpected format", (int)pid, (int)tid);
+	free(text);
+	return r;
 }
 
 bool proc_is_kernel_thread(pid_t pid)
 {
-	char *text;
-	const char *f = stat_fields(pid, &text);
-	unsigned long flags = 0; /* "state ppid pgrp session tty_nr tpgid flags ..." */
-	bool kthread = f && sscanf(f, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1 &&
-		       (flags & 0x00200000); /* PF_KTHREAD */
-	free(text);
-	return kthread;
+	struct proc_stat st;
+	return proc_task_stat(pid, pid, &st) == 0 && (st.flags & 0x00200000); /* PF_KTHREAD */
 }
 
 uint64_t proc_start_time(pid_t pid)
 {
-	char *text;
-	const char *f = stat_fields(pid, &text);
-	unsigned long long start = 0;
-	/* field 22, the 20th after "(comm)" */
-	if (f && sscanf(f,
-			" %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
-			"%*d %llu",
-			&start) != 1)
-		start = 0;
-	free(text);
-	return start;
+	struct proc_stat st;
+	if (proc_task_stat(pid, pid, &st) < 0 || st.state == 'Z' || st.state == 'X')
+		return 0;
+	return st.starttime;
 }
 
 int proc_online_cpus(int **cpus, size_t *n)
@@ -205,4 +238,114 @@ int proc_status(pid_t pid, struct proc_status *st)
 out:
 	free(text);
 	return r;
+}
+
+char *proc_getenv(pid_t pid, const char *name)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	size_t len;
+	char *env = read_file(path, &len);
+	if (!env)
+		return NULL;
+	size_t nlen = strlen(name);
+	char *value = NULL;
+	for (size_t off = 0; off < len;) {
+		const char *var = env + off;
+		size_t vlen = strnlen(var, len - off);
+		if (vlen > nlen && !memcmp(var, name, nlen) && var[nlen] == '=') {
+			free(value); /* the last one wins, as with getenv() */
+			value = xstrndup(var + nlen + 1, vlen - nlen - 1);
+		}
+		off += vlen + 1;
+	}
+	free(env);
+	return value;
+}
+
+struct proc_fds {
+	DIR *d;
+	const char *name; /* the current entry's */
+	char target[4096];
+};
+
+struct proc_fds *proc_fds_open(pid_t pid)
+{
+	char path[64];
+	if (pid > 0)
+		snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/fd");
+	DIR *d = opendir(path);
+	if (!d) {
+		pc_err_errno("cannot list %s", path);
+		return NULL;
+	}
+	struct proc_fds *f = xcalloc(1, sizeof(*f));
+	f->d = d;
+	return f;
+}
+
+bool proc_fds_next(struct proc_fds *f, int *fd)
+{
+	for (struct dirent *e; (e = readdir(f->d));) {
+		long v;
+		if (e->d_name[0] == '.' || parse_int(e->d_name, 0, INT32_MAX, &v) < 0 ||
+		    (int)v == dirfd(f->d))
+			continue;
+		f->name = e->d_name;
+		*fd = (int)v;
+		return true;
+	}
+	f->name = NULL;
+	return false;
+}
+
+const char *proc_fds_target(struct proc_fds *f)
+{
+	ssize_t n =
+	    f->name ? readlinkat(dirfd(f->d), f->name, f->target, sizeof(f->target) - 1) : -1;
+	if (n <= 0)
+		return NULL;
+	f->target[n] = 0;
+	return f->target;
+}
+
+int proc_fds_stat(struct proc_fds *f, struct stat *st)
+{
+	if (!f->name || fstatat(dirfd(f->d), f->name, st, 0) < 0)
+		return pc_err_errno("cannot stat an open file");
+	return 0;
+}
+
+void proc_fds_close(struct proc_fds *f)
+{
+	if (!f)
+		return;
+	closedir(f->d);
+	free(f);
+}
+
+char *sysctl_read(const char *name)
+{
+	char path[256];
+	int n = snprintf(path, sizeof(path), "/proc/sys/%s", name);
+	for (int i = (int)strlen("/proc/sys/"); i < n && i < (int)sizeof(path); i++)
+		if (path[i] == '.')
+			path[i] = '/';
+	char *s = read_file(path, NULL);
+	if (s)
+		s[strcspn(s, "\n")] = 0;
+	return s;
+}
+
+long sysctl_long(const char *name, long fallback)
+{
+	char *s = sysctl_read(name);
+	char *end;
+	long v = s ? strtol(s, &end, 10) : fallback;
+	if (s && (end == s || (*end && *end != ' ' && *end != '\t')))
+		v = fallback;
+	free(s);
+	return v;
 }

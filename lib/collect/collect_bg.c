@@ -11,6 +11,7 @@
  */
 #include "collect_bg.h"
 #include "collect.h"
+#include "base/proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -57,36 +58,9 @@ static void paths_free(struct bg_paths *p)
 
 static void read_boot_id(char *buf, size_t len)
 {
-	char *s = read_file("/proc/sys/kernel/random/boot_id", NULL);
+	char *s = sysctl_read("kernel.random.boot_id");
 	snprintf(buf, len, "%s", s ? s : "unknown");
-	buf[strcspn(buf, "\n")] = '\0';
 	free(s);
-}
-
-/* Field 22 of /proc/<pid>/stat, or 0 when the process is gone (a zombie is gone too: it
- * only waits for its parent to notice). */
-static unsigned long long proc_starttime(long pid)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	char *s = read_file(path, NULL);
-	if (!s)
-		return 0;
-	unsigned long long t = 0;
-	const char *p = strrchr(s, ')'); /* comm may hold spaces and parentheses */
-	if (p) {
-		p++;
-		for (int field = 3; field <= 22 && *p; field++) {
-			p += strspn(p, " ");
-			if (field == 3 && (*p == 'Z' || *p == 'X'))
-				break;
-			if (field == 22)
-				t = strtoull(p, NULL, 10);
-			p += strcspn(p, " ");
-		}
-	}
-	free(s);
-	return t;
 }
 
 static int state_write(const char *path, const struct bg_state *st)
@@ -166,7 +140,7 @@ static bool state_alive(const struct bg_state *st)
 	char boot[64];
 	read_boot_id(boot, sizeof(boot));
 	return !strcmp(boot, st->boot_id) && st->starttime &&
-	       proc_starttime(st->pid) == st->starttime;
+	       st->pid <= INT32_MAX && proc_start_time((pid_t)st->pid) == st->starttime;
 }
 
 /* Copies the collector's output from byte `from` on (to `to`, or the end if < 0) to stderr. */
@@ -247,7 +221,7 @@ static void run_child(struct collect_opts *o, struct bg_paths *p, int ready_fd, 
 		dup2(null_fd, STDIN_FILENO);
 	struct child c = {.paths = p, .ready_fd = ready_fd};
 	c.st.pid = getpid();
-	c.st.starttime = proc_starttime(c.st.pid);
+	c.st.starttime = proc_start_time((pid_t)c.st.pid);
 	c.st.status = -1;
 	read_boot_id(c.st.boot_id, sizeof(c.st.boot_id));
 	now_utc(c.st.started, sizeof(c.st.started));

@@ -1,6 +1,7 @@
 /* collect_events: see collect_events.h. */
 #include "collect_events.h"
 #include "base/log.h"
+#include "base/proc.h"
 #include "record/tracepoints.h"
 
 #include <errno.h>
@@ -214,9 +215,7 @@ static int add_tracepoints(struct collect_events *ce, bool one_process)
 static void set_freq(struct collect_events *ce, long want)
 {
 	ce->freq = want > 0 ? (uint64_t)want : DEFAULT_FREQ;
-	char *s = read_file("/proc/sys/kernel/perf_event_max_sample_rate", NULL);
-	long max = s ? atol(s) : 0;
-	free(s);
+	long max = sysctl_long("kernel.perf_event_max_sample_rate", 0);
 	if (max > 0 && ce->freq > (uint64_t)max) {
 		add_note(ce, true,
 			 xasprintf("-freq %" PRIu64 " is above kernel.perf_event_max_sample_rate "

@@ -19,31 +19,25 @@
  * first one found (a path as the target sees it). */
 static void open_maps(pid_t pid, pid_t nspid, bool *perfmap, bool *jitdump, char **dir)
 {
-	char fddir[64], want_map[48], want_dump[48];
-	snprintf(fddir, sizeof(fddir), "/proc/%d/fd", (int)pid);
+	char want_map[48], want_dump[48];
 	snprintf(want_map, sizeof(want_map), "/perf-%d.map", (int)nspid);
 	snprintf(want_dump, sizeof(want_dump), "/jit-%d.dump", (int)nspid);
-	DIR *d = opendir(fddir);
-	if (!d)
-		return;
-	for (struct dirent *e; (e = readdir(d));) {
-		char link[340], target[4096];
-		snprintf(link, sizeof(link), "%s/%s", fddir, e->d_name);
-		ssize_t n = readlink(link, target, sizeof(target) - 1);
-		if (n <= 0 || target[0] != '/')
+	struct proc_fds *d = proc_fds_open(pid);
+	for (int fd; d && proc_fds_next(d, &fd);) {
+		const char *target = proc_fds_target(d);
+		if (!target || target[0] != '/')
 			continue;
-		target[n] = 0;
 		bool map = str_endswith(target, want_map), dump = str_endswith(target, want_dump);
 		if (!map && !dump)
 			continue;
 		*perfmap |= map;
 		*jitdump |= dump;
 		if (!*dir) {
-			*strrchr(target, '/') = 0;
-			*dir = xstrdup(target[0] ? target : "/");
+			size_t len = strrchr(target, '/') - target;
+			*dir = len ? xstrndup(target, len) : xstrdup("/");
 		}
 	}
-	closedir(d);
+	proc_fds_close(d);
 }
 
 /* Removes what the runtime wrote into our directory, then the directory. */
@@ -128,7 +122,7 @@ void dotnet_borrow_maps(pid_t pid, int timeout_ms, struct dotnet_borrowed *m)
 		m->why = xasprintf("no directory for its maps: %s", pc_strerror());
 		goto out;
 	}
-	m->old_path = dotnet_target_getenv(pid, PATH_VAR);
+	m->old_path = proc_getenv(pid, PATH_VAR);
 	if (dotnet_set_env(pid, PATH_VAR, dir) < 0) {
 		m->why = xasprintf("its runtime cannot be asked for perf maps: %s", pc_strerror());
 		/* sent but unanswered: it may still be carried out, so undo it the same way */

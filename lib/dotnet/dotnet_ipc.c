@@ -40,29 +40,6 @@ enum { SERVER_OK = 0x00, SERVER_ERROR = 0xFF };
 
 /* ---- what /proc says about the target ---------------------------------------------------- */
 
-char *dotnet_target_getenv(pid_t pid, const char *name)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-	size_t len;
-	char *env = read_file(path, &len);
-	if (!env)
-		return NULL;
-	size_t nlen = strlen(name);
-	char *value = NULL;
-	for (size_t off = 0; off < len;) {
-		const char *var = env + off;
-		size_t vlen = strnlen(var, len - off);
-		if (vlen > nlen && !memcmp(var, name, nlen) && var[nlen] == '=') {
-			free(value); /* the last one wins, as with getenv() */
-			value = xstrndup(var + nlen + 1, vlen - nlen - 1);
-		}
-		off += vlen + 1;
-	}
-	free(env);
-	return value;
-}
-
 bool dotnet_runtime_present(pid_t pid)
 {
 	struct proc_maps *m = proc_maps_open(pid);
@@ -84,7 +61,7 @@ bool dotnet_perfmap_enabled_by_env(pid_t pid)
 {
 	static const char *const names[] = {"DOTNET_PerfMapEnabled", "COMPlus_PerfMapEnabled"};
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		char *v = dotnet_target_getenv(pid, names[i]);
+		char *v = proc_getenv(pid, names[i]);
 		bool on = v && *v && strcmp(v, "0");
 		free(v);
 		if (on)
@@ -97,7 +74,7 @@ unsigned dotnet_perfmap_env_type(pid_t pid)
 {
 	static const char *const names[] = {"DOTNET_PerfMapEnabled", "COMPlus_PerfMapEnabled"};
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		char *v = dotnet_target_getenv(pid, names[i]);
+		char *v = proc_getenv(pid, names[i]);
 		if (!v)
 			continue;
 		unsigned long type = strtoul(v, NULL, 16); /* CLRConfig reads numbers as hex */
@@ -114,7 +91,7 @@ static bool diagnostics_disabled(pid_t pid)
 					    "DOTNET_EnableDiagnostics_IPC"};
 	bool off = false;
 	for (size_t i = 0; i < ARRAY_SIZE(names) && !off; i++) {
-		char *v = dotnet_target_getenv(pid, names[i]);
+		char *v = proc_getenv(pid, names[i]);
 		off = v && !strcmp(v, "0");
 		free(v);
 	}
@@ -157,7 +134,7 @@ static int find_socket(pid_t pid, struct target_socket *ts)
 		return -1;
 	pid_t nspid = ps.nspid; /* the runtime names its socket with its own pid */
 	ts->uid = ps.uid;
-	char *tmpdir = dotnet_target_getenv(pid, "TMPDIR");
+	char *tmpdir = proc_getenv(pid, "TMPDIR");
 	if (!tmpdir || tmpdir[0] != '/') { /* the runtime falls back to /tmp too */
 		free(tmpdir);
 		tmpdir = xstrdup("/tmp");
@@ -705,7 +682,7 @@ int dotnet_open_map_file(pid_t pid, const char *name_fmt, char **shown)
 	*shown = NULL;
 	if (proc_status(pid, &ps) < 0)
 		return -1;
-	char *dir = dotnet_target_getenv(pid, "DOTNET_PerfMapJitDumpPath");
+	char *dir = proc_getenv(pid, "DOTNET_PerfMapJitDumpPath");
 	if (!dir || dir[0] != '/') {
 		free(dir);
 		dir = xstrdup("/tmp");

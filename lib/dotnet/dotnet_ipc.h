@@ -54,10 +54,6 @@ int dotnet_set_env(pid_t pid, const char *name, const char *value);
  * 10 s unless set.  A runtime that never answers costs at most this per call. */
 void dotnet_ipc_set_timeout_ms(int ms);
 
-/* NAME's value in pid's initial environment (/proc/<pid>/environ), malloc'd; NULL when
- * unset or unreadable.  Changes the process made since are not seen. */
-char *dotnet_target_getenv(pid_t pid, const char *name);
-
 /* EnablePerfMap: the runtime starts writing maps of the given type, including every method
  * it has already compiled or loaded.  DisablePerfMap stops it (the files stay). */
 int dotnet_enable_perfmap(pid_t pid, enum dotnet_perfmap_type type);

@@ -6,8 +6,8 @@
  * good; DisablePerfMap closes both. */
 #include "dotnet_maps.h"
 #include "base/log.h"
+#include "base/proc.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -19,23 +19,14 @@
 bool dotnet_holds_open(pid_t pid, int fd)
 {
 	struct stat want;
-	if (fstat(fd, &want) < 0)
-		return false;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	DIR *d = opendir(path);
-	if (!d)
-		return false;
+	struct proc_fds *d = fstat(fd, &want) == 0 ? proc_fds_open(pid) : NULL;
 	bool found = false;
-	for (struct dirent *e; !found && (e = readdir(d));) {
+	for (int n; !found && d && proc_fds_next(d, &n);) {
 		struct stat st;
-		if (e->d_name[0] == '.')
-			continue;
-		/* stat follows the fd's magic link to the very file, in any mount namespace. */
-		found = fstatat(dirfd(d), e->d_name, &st, 0) == 0 && st.st_dev == want.st_dev &&
+		found = proc_fds_stat(d, &st) == 0 && st.st_dev == want.st_dev &&
 			st.st_ino == want.st_ino;
 	}
-	closedir(d);
+	proc_fds_close(d);
 	return found;
 }
 

@@ -63,36 +63,15 @@ struct eventpipe_collector {
 
 /* ---- /proc ---------------------------------------------------------------------------------- */
 
-int eventpipe_proc_stat_parse(const char *stat, char *comm, size_t commlen,
-			      unsigned long long *start)
-{
-	/* comm is whatever the process named itself, spaces and parentheses included: it ends
-	 * at the last ')' */
-	const char *open = strchr(stat, '('), *close = strrchr(stat, ')');
-	if (!open || !close || close < open)
-		return -1;
-	snprintf(comm, commlen, "%.*s", (int)(close - open - 1), open + 1);
-	*start = 0;
-	int field = 2;
-	for (const char *p = close; *p; p++)
-		if (*p == ' ' && ++field == 22) {
-			*start = strtoull(p + 1, NULL, 10);
-			return 0;
-		}
-	return -1;
-}
-
 /* comm and start time (clock ticks after boot) of pid; -1 when it is gone. */
 static int proc_stat_of(pid_t pid, char *comm, size_t commlen, unsigned long long *start)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	char *stat = read_file(path, NULL);
-	if (!stat)
+	struct proc_stat st;
+	if (proc_task_stat(pid, pid, &st) < 0)
 		return -1;
-	int rc = eventpipe_proc_stat_parse(stat, comm, commlen, start);
-	free(stat);
-	return rc;
+	snprintf(comm, commlen, "%s", st.comm);
+	*start = st.starttime;
+	return 0;
 }
 
 /* Seconds since the process started. */

@@ -34,10 +34,4 @@ struct eventpipe_collector *eventpipe_collector_start(const struct eventpipe_col
 /* Stops and frees; NULL is fine. */
 void eventpipe_collector_stop(struct eventpipe_collector *c);
 
-/* A /proc/<pid>/stat line (NUL-terminated; any process's: its comm is its own choice): comm
- * (cut to commlen) and field 22, the start time.  -1 when the line is not one.  Exposed for
- * the fuzz harness (tests/fuzz/fuzz_eventpipe_collect.c). */
-int eventpipe_proc_stat_parse(const char *stat, char *comm, size_t commlen,
-			      unsigned long long *start);
-
 #endif

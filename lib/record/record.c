@@ -68,10 +68,7 @@ bad:
 
 static int paranoid_level(void)
 {
-	char *s = read_file("/proc/sys/kernel/perf_event_paranoid", NULL);
-	int v = s ? atoi(s) : 2;
-	free(s);
-	return v;
+	return (int)sysctl_long("kernel.perf_event_paranoid", 2);
 }
 
 /* The owner of another user's process we may not record (perf_event_open's ptrace check:
@@ -165,14 +162,6 @@ static const char *size_text(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
-static long read_sysctl(const char *path, long fallback)
-{
-	char *s = read_file(path, NULL);
-	long v = s ? strtol(s, NULL, 10) : fallback;
-	free(s);
-	return v;
-}
-
 /* Why the kernel refused to map a ring, with its numbers and the fixes. */
 static int ring_refused(const struct recorder *r, int err)
 {
@@ -189,7 +178,7 @@ static int ring_refused(const struct recorder *r, int err)
 		    "(kernel.perf_event_mlock_kb = %ld KiB per CPU, plus 'ulimit -l' %s); "
 		    "use a smaller -buffersize, raise kernel.perf_event_mlock_kb, or run "
 		    "with CAP_IPC_LOCK (root has it)",
-		    sz, r->ncpus, read_sysctl("/proc/sys/kernel/perf_event_mlock_kb", 516), lim);
+		    sz, r->ncpus, sysctl_long("kernel.perf_event_mlock_kb", 516), lim);
 	}
 	if (err == ENOMEM || err == EINVAL)
 		return pc_err("-buffersize: the kernel cannot map a %s ring buffer per CPU (%s; "

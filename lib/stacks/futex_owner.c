@@ -1,6 +1,8 @@
 /* futex_owner: see futex_owner.h. */
 #include "futex_owner.h"
 
+#include "base/proc.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -66,10 +68,7 @@ int thread_syscall_parse(const char *text, struct thread_syscall *out)
 
 int thread_syscall_read(pid_t pid, pid_t tid, struct thread_syscall *out)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
-	size_t len;
-	char *text = read_file(path, &len);
+	char *text = proc_task_read(pid, tid, TASK_SYSCALL, NULL);
 	if (!text) {
 		memset(out, 0, sizeof(*out));
 		return -1;

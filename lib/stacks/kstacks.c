@@ -25,20 +25,14 @@ bool kstacks_frames_have(const struct stack_frame *f, size_t n, const char *name
 	return false;
 }
 
-/* state and PF_KTHREAD from /proc/<pid>/task/<tid>/stat; false when the task is gone. */
+/* state and PF_KTHREAD from the task's stat; false when the task is gone. */
 static bool read_stat(pid_t pid, pid_t tid, struct task_stack *t)
 {
-	char path[96], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	stacks_read_line(path, buf, sizeof(buf));
-	char *p = strrchr(buf, ')');
-	if (!p || p[1] != ' ' || !p[2])
+	struct proc_stat st;
+	if (proc_task_stat(pid, tid, &st) < 0)
 		return false;
-	t->state = p[2];
-	/* fields after comm: state(3) ppid pgrp session tty_nr tpgid flags(9) */
-	unsigned long flags = 0;
-	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %lu", &flags) == 1)
-		t->kthread = (flags & PF_KTHREAD) != 0;
+	t->state = st.state;
+	t->kthread = (st.flags & PF_KTHREAD) != 0;
 	return true;
 }
 
@@ -55,21 +49,17 @@ static bool read_task(pid_t pid, pid_t tid, const struct kernel_opts *o, struct 
 	k->kthreads_seen += t->kthread;
 	if (o->states && !strchr(o->states, t->state))
 		return false;
-	char path[96];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
-	stacks_read_line(path, t->comm, sizeof(t->comm));
+	proc_comm(pid, tid, t->comm, sizeof(t->comm));
 	if (t->kthread && str_startswith(t->comm, "kworker/")) {
 		/* "kworker/0:1-events": '-' serving, '+' a rescuer (kernel's wq_worker_comm) */
 		char *sep = strpbrk(t->comm + 8, "-+");
 		if (sep)
 			snprintf(t->workqueue, sizeof(t->workqueue), "%s", sep + 1);
 	}
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", (int)pid, (int)tid);
-	stacks_read_line(path, t->wchan, sizeof(t->wchan));
+	proc_task_line(pid, tid, TASK_WCHAN, t->wchan, sizeof(t->wchan));
 	if (!strcmp(t->wchan, "0"))
 		t->wchan[0] = 0;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stack", (int)pid, (int)tid);
-	char *text = read_file(path, NULL);
+	char *text = proc_task_read(pid, tid, TASK_STACK, NULL);
 	bool have_stack = text != NULL;
 	if (text) {
 		t->nkframes = stacks_parse_kernel_stack(text, &t->kframes);

@@ -93,35 +93,15 @@ size_t stacks_parse_kernel_stack(char *text, struct stack_frame **frames)
 	return n;
 }
 
-void stacks_read_line(const char *path, char *buf, size_t len)
-{
-	buf[0] = 0;
-	char *s = read_file(path, NULL);
-	if (!s)
-		return;
-	s[strcspn(s, "\n")] = 0;
-	snprintf(buf, len, "%s", s);
-	free(s);
-}
-
-static void read_small(pid_t pid, pid_t tid, const char *name, char *buf, size_t len)
-{
-	char path[96];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid, (int)tid, name);
-	stacks_read_line(path, buf, len);
-}
-
 /* Everything /proc says about one thread; returns false when it is gone. */
 static bool read_thread_proc(pid_t pid, struct thread_stack *ts, bool kernel, char **kernel_note)
 {
-	char buf[512];
-	read_small(pid, ts->tid, "stat", buf, sizeof(buf));
-	char *rp = strrchr(buf, ')');
-	if (!rp || rp[1] != ' ' || !rp[2])
+	struct proc_stat ps;
+	if (proc_task_stat(pid, ts->tid, &ps) < 0)
 		return false;
-	ts->state = rp[2];
+	ts->state = ps.state;
 	proc_comm(pid, ts->tid, ts->comm, sizeof(ts->comm));
-	read_small(pid, ts->tid, "wchan", ts->wchan, sizeof(ts->wchan));
+	proc_task_line(pid, ts->tid, TASK_WCHAN, ts->wchan, sizeof(ts->wchan));
 	if (!strcmp(ts->wchan, "0"))
 		ts->wchan[0] = 0;
 	thread_syscall_read(pid, ts->tid, &ts->syscall);
@@ -129,9 +109,7 @@ static bool read_thread_proc(pid_t pid, struct thread_stack *ts, bool kernel, ch
 	ts->nstid = proc_status(ts->tid, &st) == 0 ? st.nspid : ts->tid;
 	if (!kernel || *kernel_note)
 		return true;
-	char path[96];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stack", (int)pid, (int)ts->tid);
-	char *text = read_file(path, NULL);
+	char *text = proc_task_read(pid, ts->tid, TASK_STACK, NULL);
 	if (!text) {
 		if (errno == EACCES || errno == EPERM)
 			*kernel_note =

@@ -83,8 +83,6 @@ void stacks_snapshot_free(struct stacks_snapshot *s);
  * first: text "func+0x1/0x2", module the kernel module's name or NULL.  Returns how many. */
 size_t stacks_parse_kernel_stack(char *text, struct stack_frame **frames);
 void stacks_free_frames(struct stack_frame *f, size_t n);
-/* The first line of a (small /proc) file without its newline; "" when unreadable. */
-void stacks_read_line(const char *path, char *buf, size_t len);
 
 /* The thread with this tid, or NULL. */
 const struct thread_stack *stacks_find_thread(const struct stacks_snapshot *s, pid_t tid);

@@ -12,7 +12,7 @@ w=$(mktemp -d /tmp/pcseeds-work.XXXXXX)
 trap 'rm -rf "$w"' EXIT
 cd "$w"
 mkdir -p "$out"/{perfdata_read,perfmap,perfinfo,jitdump,archive,stackfile,dotnet_ipc,tracing_data}
-mkdir -p "$out"/{eventpipe_session,eventpipe_collect,clr_locks,proc_maps}
+mkdir -p "$out"/{eventpipe_session,proc_stat,clr_locks,proc_maps}
 ln -sfn perfdata_read "$out/postprocess"
 app_ready() { for _ in $(seq 300); do grep -q ready "$1" && return 0; sleep 0.1; done; return 1; }
 
@@ -173,12 +173,12 @@ session("collect2", 3, ct2, 40000)
 EOF
 dotnet "$dll" 10 >app.out 2>&1 & pid=$!; app_ready app.out
 python3 capture_eventpipe.py $pid "$out/eventpipe_session"
-cat /proc/$pid/stat >"$out/eventpipe_collect/dotnet"
+cat /proc/$pid/stat >"$out/proc_stat/dotnet"
 # a .NET runtime's maps: its libraries, double-mapped code, images, then the first lines whole
 { grep -E 'libcoreclr|doublemapper|\.dll|jit-' /proc/$pid/maps | head -80; head -40 /proc/$pid/maps; } \
 	>"$out/proc_maps/dotnet"
 for t in /proc/$pid/task/*; do
-	case $(cat $t/comm) in .NET*) cat $t/stat >"$out/eventpipe_collect/dotnet_thread"; break ;; esac
+	case $(cat $t/comm) in .NET*) cat $t/stat >"$out/proc_stat/dotnet_thread"; break ;; esac
 done
 kill $pid; wait $pid || true
 rm -f /tmp/perf-$pid.map /tmp/jit-$pid.dump /tmp/dotnet-diagnostic-$pid-*-socket
@@ -233,11 +233,11 @@ open(d + "lock_wait_stack.bin", "wb").write(bytes(b))
 EOF
 
 # --- /proc/<pid>/stat lines (comm is the process's own choice) ---
-cat /proc/self/stat >"$out/eventpipe_collect/cat"
-cat /proc/1/stat >"$out/eventpipe_collect/init"
-cat /proc/2/stat >"$out/eventpipe_collect/kthreadd"
+cat /proc/self/stat >"$out/proc_stat/cat"
+cat /proc/1/stat >"$out/proc_stat/init"
+cat /proc/2/stat >"$out/proc_stat/kthreadd"
 cp /bin/sleep "fz-a) b (c"; "./fz-a) b (c" 30 & pid=$!; sleep 0.2
-cat /proc/$pid/stat >"$out/eventpipe_collect/comm_with_parens"; kill $pid; wait $pid || true
+cat /proc/$pid/stat >"$out/proc_stat/comm_with_parens"; kill $pid; wait $pid || true
 cat /proc/self/maps >"$out/proc_maps/cat"
 # maps whose paths a process chose: spaces, a tab, what looks like more fields, a deleted file
 python3 - >"$out/proc_maps/odd_names" <<'EOF'
