@@ -214,18 +214,12 @@ static void start_log(const struct merge_input *in, const char *out_dir)
 	char *dest = xasprintf("%s/perfcollect.log", out_dir);
 	if (!in->loose) {
 		char *src = xasprintf("%s/perfcollect.log", in->trace_dir);
-		int fd = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0) {
-			char buf[65536];
-			ssize_t n;
-			int out = open(dest, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-			while (out >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
-				if (write_all(out, buf, n) < 0)
-					break;
-			if (out >= 0)
-				close(out);
+		int fd = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		struct stat st;
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+			outfile_copy(fd, dest, (uint64_t)st.st_size, NULL);
+		if (fd >= 0)
 			close(fd);
-		}
 		free(src);
 	}
 	if (log_open(dest) < 0)

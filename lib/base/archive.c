@@ -14,6 +14,7 @@
  * when it ends; every other header is written once. */
 #include "archive.h"
 #include "deflate_chunk.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -61,7 +62,8 @@ struct zentry {
 };
 
 struct archive_writer {
-	char *path, *tmp_path;
+	char *path;
+	struct outfile *out; /* the archive under its temporary name, until finished */
 	int fd;
 	uint64_t offset; /* end of what has been written */
 
@@ -382,27 +384,13 @@ static int nr_workers(void)
 
 struct archive_writer *archive_writer_new(const char *zip_path)
 {
-	char *tmp = xasprintf("%s.tmp.XXXXXX", zip_path);
-	int fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		pc_err_errno("cannot create %s", zip_path);
-		free(tmp);
+	struct outfile *out = outfile_open(zip_path);
+	if (!out)
 		return NULL;
-	}
-	/* mkostemp makes it 0600; an archive is as readable as any file the user creates */
-	mode_t mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) < 0) {
-		pc_err_errno("cannot create %s", zip_path);
-		close(fd);
-		unlink(tmp);
-		free(tmp);
-		return NULL;
-	}
 	struct archive_writer *w = xcalloc(1, sizeof(*w));
 	w->path = xstrdup(zip_path);
-	w->tmp_path = tmp;
-	w->fd = fd;
+	w->out = out;
+	w->fd = outfile_fd(out);
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->work, NULL);
 	pthread_cond_init(&w->space, NULL);
@@ -694,25 +682,15 @@ int archive_writer_finish(struct archive_writer *w)
 	wait_written(w);
 	stop_workers(w);
 	write_directory(w);
-	if (!w->write_errno && fsync(w->fd) < 0 && errno != EINVAL)
-		w->write_errno = errno;
-	int fd = w->fd;
+	struct outfile *out = w->out;
+	w->out = NULL; /* nothing to remove any more */
 	w->fd = -1;
-	if (close(fd) < 0 && !w->write_errno)
-		w->write_errno = errno;
 	if (w->write_errno) {
-		unlink(w->tmp_path);
+		outfile_abort(out);
 		errno = w->write_errno;
 		return pc_err_errno("cannot write %s", w->path);
 	}
-	if (rename(w->tmp_path, w->path) < 0) {
-		int r = pc_err_errno("cannot write %s", w->path);
-		unlink(w->tmp_path);
-		return r;
-	}
-	free(w->tmp_path);
-	w->tmp_path = NULL; /* nothing to remove any more */
-	return 0;
+	return outfile_commit(out);
 }
 
 void archive_writer_free(struct archive_writer *w)
@@ -723,10 +701,7 @@ void archive_writer_free(struct archive_writer *w)
 		w->open = NULL;
 	}
 	stop_workers(w);
-	if (w->fd >= 0)
-		close(w->fd);
-	if (w->tmp_path) /* not finished: nothing is left behind */
-		unlink(w->tmp_path);
+	outfile_abort(w->out); /* not finished: nothing is left behind */
 	for (size_t i = 0; i < w->nslots; i++) {
 		free(w->slots[i].dict);
 		free(w->slots[i].in);
@@ -742,7 +717,6 @@ void archive_writer_free(struct archive_writer *w)
 	pthread_cond_destroy(&w->work);
 	pthread_cond_destroy(&w->space);
 	pthread_cond_destroy(&w->written);
-	free(w->tmp_path);
 	free(w->path);
 	free(w);
 }

@@ -1,6 +1,7 @@
 /* archive_read: the reading half of archive.h, on libzip: it reads any zip, ours or one
  * written by perfcollect's `zip -r`, with every method and extension libzip knows. */
 #include "archive.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -90,6 +91,7 @@ static ssize_t entry_read(void *cookie, char *buf, size_t size)
 {
 	zip_int64_t n = zip_fread(cookie, buf, size);
 	if (n < 0) {
+		pc_err("%s", zip_file_strerror(cookie)); /* a CRC error, a cut entry ... */
 		errno = EIO;
 		return -1;
 	}
@@ -132,36 +134,23 @@ static int extract_one(struct archive_reader *r, size_t i, const char *dest_dir)
 	int ret = -1;
 	size_t len = strlen(out);
 	if (out[len - 1] == '/') {
-		ret = mkdir_p(out, 0755);
+		ret = mkdir_p(out, 0700);
 		goto done;
 	}
 	char *slash = strrchr(out, '/');
 	*slash = 0;
-	if (mkdir_p(out, 0755) < 0)
+	if (mkdir_p(out, 0700) < 0)
 		goto done;
 	*slash = '/';
-	int fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		pc_err_errno("cannot create %s", out);
+	int fd = outfile_create(out, 0);
+	if (fd < 0)
 		goto done;
-	}
-	zip_file_t *zf = zip_fopen_index(r->zip, i, 0);
-	if (!zf) {
-		pc_err("cannot read %s in %s: %s", name, r->path, zip_strerror(r->zip));
-		close(fd);
-		goto done;
-	}
-	char buf[65536];
-	zip_int64_t n;
-	ret = 0;
-	while ((n = zip_fread(zf, buf, sizeof(buf))) > 0)
-		if (write_all(fd, buf, n) < 0) {
-			ret = -1;
-			break;
-		}
-	if (n < 0)
-		ret = pc_err("cannot read %s in %s: %s", name, r->path, zip_file_strerror(zf));
-	zip_fclose(zf);
+	FILE *in = archive_reader_open_entry(r, i);
+	ret = in ? file_copy_stream(fd, in, UINT64_MAX, NULL) : -1;
+	if (in && ret < 0)
+		pc_err("cannot read %s in %s: %s", name, r->path, pc_strerror());
+	if (in && fclose(in) != 0 && ret == 0)
+		ret = pc_err("cannot read %s in %s", name, r->path);
 	if (close(fd) < 0 && ret == 0)
 		ret = pc_err_errno("cannot write %s", out);
 done:

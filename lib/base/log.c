@@ -1,8 +1,10 @@
 /* log: see log.h. */
 #include "log.h"
+#include "outfile.h"
 
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 static FILE *log_file;
 static bool log_quiet;
@@ -10,10 +12,12 @@ static bool log_quiet;
 int log_open(const char *path)
 {
 	log_close();
-	log_file = fopen(path, "ae");
-	if (!log_file)
-		return pc_err_errno("cannot open log %s", path);
-	return 0;
+	int fd = outfile_create(path, OUTFILE_APPEND);
+	if (fd >= 0 && !(log_file = fdopen(fd, "a"))) {
+		close(fd);
+		fd = pc_err_errno("cannot open log %s", path);
+	}
+	return fd < 0 ? -1 : 0;
 }
 
 void log_close(void)

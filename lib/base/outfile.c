@@ -6,16 +6,71 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
+
+#define OUTFILE_MODE 0600
+
+static uid_t owner_uid = (uid_t)-1;
+static gid_t owner_gid = (gid_t)-1;
+
+void outfile_set_owner(uid_t uid, gid_t gid)
+{
+	owner_uid = uid;
+	owner_gid = gid;
+}
+
+/* The one creation: every output file is opened here. */
+static int create_fd(const char *path, int flags)
+{
+	int how = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
+	if ((flags & OUTFILE_APPEND) && !(flags & OUTFILE_REPLACE))
+		how |= O_APPEND | O_NONBLOCK; /* an existing FIFO must not block us */
+	else
+		how |= O_EXCL | (flags & OUTFILE_APPEND ? O_APPEND : 0);
+	if ((flags & OUTFILE_REPLACE) && unlink(path) < 0 && errno != ENOENT)
+		return pc_err_errno("cannot replace %s", path);
+	int fd = open(path, how, OUTFILE_MODE);
+	if (fd < 0 && errno == ENXIO) /* a FIFO nobody reads */
+		errno = EINVAL;
+	if (fd < 0)
+		return errno == ELOOP	 ? pc_err("cannot create %s: it is a symlink", path)
+		       : errno == EINVAL ? pc_err("cannot write %s: not a regular file", path)
+					 : pc_err_errno("cannot create %s", path);
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return pc_err("cannot write %s: not a regular file", path);
+	}
+	if ((how & O_NONBLOCK) && fcntl(fd, F_SETFL, O_APPEND) < 0) {
+		close(fd);
+		return pc_err_errno("cannot write %s", path);
+	}
+	if ((owner_uid != (uid_t)-1 || owner_gid != (gid_t)-1) &&
+	    fchown(fd, owner_uid, owner_gid) < 0) {
+		int r = pc_err_errno("cannot give %s to uid %d", path, (int)owner_uid);
+		close(fd);
+		if (!(how & O_APPEND) || (flags & OUTFILE_REPLACE))
+			unlink(path);
+		return r;
+	}
+	return fd;
+}
+
+int outfile_create(const char *path, int flags)
+{
+	if (!path || !*path)
+		return pc_err("no output file name");
+	return create_fd(path, flags);
+}
 
 struct outfile {
 	char *path, *temp;
+	int fd;
 	FILE *f;
 };
 
-/* ".<base>.XXXXXX" beside path, created with O_EXCL and mode 0666 (less the umask, as
- * fopen would give the target). */
+/* ".<base>.XXXXXX" beside path. */
 static int create_temp(const char *path, char **temp)
 {
 	const char *slash = strrchr(path, '/');
@@ -26,7 +81,7 @@ static int create_temp(const char *path, char **temp)
 		unsigned r =
 		    (unsigned)getpid() * 2654435761u ^ (unsigned)monotonic_ns() ^ counter++;
 		char *t = xasprintf("%.*s.%s.%06x", dirlen, path, base, r & 0xffffff);
-		int fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		int fd = create_fd(t, 0);
 		if (fd >= 0) {
 			*temp = t;
 			return fd;
@@ -51,29 +106,40 @@ struct outfile *outfile_open(const char *path)
 	int fd = create_temp(path, &temp);
 	if (fd < 0)
 		return NULL;
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		pc_err_errno("cannot create %s", path);
-		close(fd);
-		unlink(temp);
-		free(temp);
-		return NULL;
-	}
 	struct outfile *o = xcalloc(1, sizeof(*o));
 	o->path = xstrdup(path);
 	o->temp = temp;
-	o->f = f;
+	o->fd = fd;
 	return o;
 }
 
 FILE *outfile_stream(struct outfile *o)
 {
+	if (!o->f && !(o->f = fdopen(o->fd, "w"))) {
+		/* fdopen of a valid fd fails only without memory, as xmalloc() would */
+		fputs("perfcollect-c: out of memory\n", stderr);
+		abort();
+	}
 	return o->f;
+}
+
+int outfile_fd(const struct outfile *o)
+{
+	return o->fd;
 }
 
 const char *outfile_temp_path(const struct outfile *o)
 {
 	return o->temp;
+}
+
+/* Closes the file (its stream, if one was made); -1 with errno when a write failed. */
+static int close_file(struct outfile *o)
+{
+	int rc = o->f ? fclose(o->f) : close(o->fd);
+	o->f = NULL;
+	o->fd = -1;
+	return rc;
 }
 
 static void outfile_free(struct outfile *o)
@@ -87,8 +153,7 @@ void outfile_abort(struct outfile *o)
 {
 	if (!o)
 		return;
-	if (o->f)
-		fclose(o->f);
+	close_file(o);
 	unlink(o->temp);
 	outfile_free(o);
 }
@@ -98,19 +163,85 @@ int outfile_commit(struct outfile *o)
 	int rc = 0;
 	/* A full disk shows at fflush or fsync; only a file that got all its bytes may take
 	 * the target's name. */
-	if (fflush(o->f) != 0 || ferror(o->f))
+	if (o->f && (fflush(o->f) != 0 || ferror(o->f)))
 		rc = pc_err_errno("cannot write %s", o->path);
-	else if (fsync(fileno(o->f)) != 0 && errno != EINVAL && errno != EROFS)
+	else if (fsync(o->fd) != 0 && errno != EINVAL && errno != EROFS)
 		rc = pc_err_errno("cannot write %s", o->path);
-	if (fclose(o->f) != 0 && rc == 0)
+	if (close_file(o) != 0 && rc == 0)
 		rc = pc_err_errno("cannot write %s", o->path);
-	o->f = NULL;
 	if (rc == 0 && rename(o->temp, o->path) != 0)
 		rc = pc_err_errno("cannot rename the finished %s into place", o->path);
 	if (rc < 0)
 		unlink(o->temp);
 	outfile_free(o);
 	return rc;
+}
+
+/* The copy loop: read pieces from rd until the end or max bytes, write them all to dst.
+ * rd says why it failed (pc_err()). */
+static int copy_loop(int dst, ssize_t (*rd)(void *arg, void *buf, size_t n), void *arg,
+		     uint64_t max, uint64_t *copied)
+{
+	char buf[65536];
+	uint64_t total = 0;
+	int ret = 0;
+	while (total < max) {
+		size_t want = max - total < sizeof(buf) ? (size_t)(max - total) : sizeof(buf);
+		ssize_t n = rd(arg, buf, want);
+		if (n < 0)
+			ret = -1;
+		if (n <= 0)
+			break;
+		if (write_all(dst, buf, (size_t)n) < 0) {
+			ret = pc_err_errno("cannot write");
+			break;
+		}
+		total += (uint64_t)n;
+	}
+	if (copied)
+		*copied = total;
+	return ret;
+}
+
+static ssize_t read_fd_piece(void *arg, void *buf, size_t n)
+{
+	ssize_t r;
+	while ((r = read(*(int *)arg, buf, n)) < 0 && errno == EINTR)
+		;
+	return r < 0 ? pc_err_errno("cannot read") : r;
+}
+
+/* A stream's own reader says why it failed (archive_reader_open_entry(): what zip found). */
+static ssize_t read_stream_piece(void *arg, void *buf, size_t n)
+{
+	FILE *f = arg;
+	size_t got = fread(buf, 1, n, f);
+	return got == 0 && ferror(f) ? -1 : (ssize_t)got;
+}
+
+int file_copy_fd(int dst, int src, uint64_t max, uint64_t *copied)
+{
+	return copy_loop(dst, read_fd_piece, &src, max, copied);
+}
+
+int file_copy_stream(int dst, FILE *src, uint64_t max, uint64_t *copied)
+{
+	return copy_loop(dst, read_stream_piece, src, max, copied);
+}
+
+int outfile_copy(int src, const char *dest, uint64_t max, uint64_t *copied)
+{
+	if (copied)
+		*copied = 0;
+	struct outfile *o = outfile_open(dest);
+	if (!o)
+		return -1;
+	if (file_copy_fd(o->fd, src, max, copied) < 0) {
+		int r = pc_err("cannot copy to %s: %s", dest, pc_strerror());
+		outfile_abort(o);
+		return r;
+	}
+	return outfile_commit(o);
 }
 
 bool same_file(const char *a, const char *b)

@@ -1,12 +1,21 @@
-/* outfile: an output file that is either complete or not there.  It is written under a
- * temporary name beside its target (".<name>.XXXXXX", same directory, so the rename stays
- * on one file system) and renamed over the target only by outfile_commit(); a failure, an
- * abort or a kill never leaves a half-written file under the target's name, and an earlier
- * file of that name stays as it was until the new one is complete.
+/* outfile: every file we write is created here, one way: O_CREAT | O_EXCL | O_NOFOLLOW |
+ * O_CLOEXEC (never over an existing file, never through a symlink someone planted), mode
+ * 0600 (traces hold kernel addresses, command lines, environments: perf writes 0600 too),
+ * given to the owner outfile_set_owner() names, if any.
+ *
+ * An output the user asked for is either complete or not there: outfile_open() writes it
+ * under a temporary name beside its target (".<name>.XXXXXX", same directory, so the rename
+ * stays on one file system), and only outfile_commit() (flush, fsync, rename) gives it the
+ * target's name; a failure, an abort or a kill never leaves a half-written file under that
+ * name, and an earlier file of that name stays as it was until the new one is complete.
  *
  *	struct outfile *o = outfile_open("x.svg");
- *	fprintf(outfile_stream(o), ...);
+ *	fprintf(outfile_stream(o), ...);	(or write(outfile_fd(o), ...))
  *	if (outfile_commit(o) < 0) ... (pc_strerror() says why; nothing was renamed)
+ *
+ * A file that grows in place while a collection runs and must outlive a kill of the
+ * collector (perf.data, a runtime's .nettrace, the log) is made by outfile_create() instead.
+ * Copies go through outfile_copy() (bounded: at most the bytes the caller states).
  *
  * Also here: the checks that keep an output off an input (outfile_check_target()).
  */
@@ -14,12 +23,19 @@
 #define PC_OUTFILE_H
 
 #include "util.h"
+#include <sys/types.h>
+
+/* Who owns every file made after this call (fchown; (uid_t)-1 and (gid_t)-1: whoever we
+ * run as, the default).  For a root collector run under sudo, the user who ran it. */
+void outfile_set_owner(uid_t uid, gid_t gid);
 
 struct outfile;
 
 /* NULL with pc_err() when the temporary file cannot be created. */
 struct outfile *outfile_open(const char *path);
+/* The file as a stream (made on first use) or as an fd; write through one of them. */
 FILE *outfile_stream(struct outfile *o);
+int outfile_fd(const struct outfile *o);
 /* The temporary file's name (for writers that need a path, e.g. libzip). */
 const char *outfile_temp_path(const struct outfile *o);
 /* Flushes, syncs and renames over the target, then frees o.  -1 with pc_err() on any
@@ -27,6 +43,23 @@ const char *outfile_temp_path(const struct outfile *o);
 int outfile_commit(struct outfile *o);
 /* Removes the temporary file and frees o (NULL is fine). */
 void outfile_abort(struct outfile *o);
+
+enum {
+	OUTFILE_REPLACE = 1, /* remove what has the name first (a file we made before) */
+	OUTFILE_APPEND = 2,  /* O_APPEND, and keep an existing regular file (not O_EXCL) */
+};
+/* Creates path itself, with the rule above (flags: OUTFILE_*); returns a write-only fd or
+ * -1 with pc_err(). */
+int outfile_create(const char *path, int flags);
+
+/* Copies src (from its current offset) to dest, at most max bytes (the size the caller saw
+ * at open, or its cap), through outfile_open(): dest appears complete or not at all.
+ * *copied (may be NULL) gets the bytes copied. */
+int outfile_copy(int src, const char *dest, uint64_t max, uint64_t *copied);
+/* The copy loop itself, into an fd of ours: from an fd, or from a stream (a zip entry,
+ * whose reader says why a read failed). */
+int file_copy_fd(int dst, int src, uint64_t max, uint64_t *copied);
+int file_copy_stream(int dst, FILE *src, uint64_t max, uint64_t *copied);
 
 /* Whether a and b name the same existing file (device and inode). */
 bool same_file(const char *a, const char *b);

@@ -600,7 +600,7 @@ int collect_run(const struct collect_opts *o)
 	} else if (o->pid == 0) {
 		return pc_err("-pid needs a process id > 0");
 	}
-	if (mkdir_p(outdir, 0755) < 0)
+	if (mkdir_p(outdir, 0700) < 0)
 		return -1;
 	c.trace_dir = xasprintf("%s/%s.trace", outdir, o->name);
 	c.data_path = xasprintf("%s/perf.data", c.trace_dir);

@@ -11,6 +11,7 @@
  */
 #include "collect_bg.h"
 #include "collect.h"
+#include "base/outfile.h"
 #include "base/proc.h"
 
 #include <errno.h>
@@ -65,7 +66,6 @@ static void read_boot_id(char *buf, size_t len)
 
 static int state_write(const char *path, const struct bg_state *st)
 {
-	char *tmp = xasprintf("%s.tmp", path);
 	char *text = xasprintf("pid %ld\nstarttime %llu\nboot_id %s\nstarted %s\nstate %s\n",
 			       st->pid, st->starttime, st->boot_id, st->started, st->state);
 	if (st->status >= 0) {
@@ -77,21 +77,14 @@ static int state_write(const char *path, const struct bg_state *st)
 	free(text);
 	text = more;
 	int rc = -1;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		pc_err_errno("cannot write %s", tmp);
-	else if (write_all(fd, text, strlen(text)) < 0 || fsync(fd) < 0)
-		pc_err_errno("cannot write %s", tmp);
-	else if (rename(tmp, path) < 0)
-		pc_err_errno("cannot rename %s to %s", tmp, path);
-	else
-		rc = 0;
-	if (fd >= 0)
-		close(fd);
-	if (rc < 0)
-		unlink(tmp);
+	struct outfile *o = outfile_open(path);
+	if (o && write_all(outfile_fd(o), text, strlen(text)) < 0) {
+		pc_err_errno("cannot write %s", path);
+		outfile_abort(o);
+	} else if (o) {
+		rc = outfile_commit(o);
+	}
 	free(text);
-	free(tmp);
 	return rc;
 }
 
@@ -139,8 +132,8 @@ static bool state_alive(const struct bg_state *st)
 {
 	char boot[64];
 	read_boot_id(boot, sizeof(boot));
-	return !strcmp(boot, st->boot_id) && st->starttime &&
-	       st->pid <= INT32_MAX && proc_start_time((pid_t)st->pid) == st->starttime;
+	return !strcmp(boot, st->boot_id) && st->starttime && st->pid <= INT32_MAX &&
+	       proc_start_time((pid_t)st->pid) == st->starttime;
 }
 
 /* Copies the collector's output from byte `from` on (to `to`, or the end if < 0) to stderr. */
@@ -295,14 +288,12 @@ int collect_bg_start(struct collect_opts *o)
 		       o->name);
 		goto out;
 	}
-	if (mkdir_p(o->outdir && *o->outdir ? o->outdir : ".", 0755) < 0 ||
+	if (mkdir_p(o->outdir && *o->outdir ? o->outdir : ".", 0700) < 0 ||
 	    clear_old_state(&p, o->name, again) < 0)
 		goto out;
-	out_fd = open(p.out, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-	if (out_fd < 0) {
-		pc_err_errno("cannot create %s", p.out);
+	out_fd = outfile_create(p.out, OUTFILE_REPLACE | OUTFILE_APPEND);
+	if (out_fd < 0)
 		goto out;
-	}
 	if (pipe2(pipefd, O_CLOEXEC) < 0) {
 		pc_err_errno("pipe failed");
 		goto out;

@@ -1,6 +1,7 @@
 /* collect_tracedir: see collect_tracedir.h. */
 #include "collect_tracedir.h"
 #include "base/log.h"
+#include "base/outfile.h"
 #include "base/proc.h"
 #include "collect.h"
 #include "dotnet/dotnet_ipc.h"
@@ -97,7 +98,7 @@ void tracedir_refuse(const struct tracedir *td)
 
 int tracedir_create(const struct tracedir *td)
 {
-	if (mkdir(td->path, 0755) < 0) {
+	if (mkdir(td->path, 0700) < 0) {
 		if (errno == EEXIST) {
 			tracedir_refuse(td);
 			return -1;
@@ -108,12 +109,12 @@ int tracedir_create(const struct tracedir *td)
 	int lock_fd = lock_dir(td->path, &holder);
 	char *marker = xasprintf("%s/" COLLECT_MARKER, td->path);
 	char *text = xasprintf("perfcollect-c collect pid %d\n", (int)getpid());
-	int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int fd = outfile_create(marker, 0);
 	int rc = fd >= 0 && write_all(fd, text, strlen(text)) == 0 ? 0 : -1;
+	if (fd >= 0 && rc < 0)
+		pc_err_errno("cannot write %s", marker);
 	if (fd >= 0)
 		close(fd);
-	if (rc < 0)
-		pc_err_errno("cannot write %s", marker);
 	free(text);
 	free(marker);
 	if (lock_fd < 0 || rc < 0) {

@@ -1,6 +1,7 @@
 /* eventpipe_collect: see eventpipe_collect.h. */
 #include "eventpipe_collect.h"
 #include "base/log.h"
+#include "base/outfile.h"
 #include "base/proc.h"
 #include "dotnet_ipc.h"
 #include "eventpipe_guard.h"
@@ -92,12 +93,10 @@ static char *trace_file(struct eventpipe_collector *c, pid_t pid, int *fd)
 		char *path = n == 1
 				 ? xasprintf("%s/dotnet-%d.nettrace", c->trace_dir, (int)pid)
 				 : xasprintf("%s/dotnet-%d-%d.nettrace", c->trace_dir, (int)pid, n);
-		*fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		*fd = outfile_create(path, 0);
 		if (*fd >= 0)
 			return path;
-		int e = errno;
-		if (e != EEXIST) {
-			pc_err("cannot create %s: %s", path, strerror(e));
+		if (errno != EEXIST) {
 			free(path);
 			return NULL;
 		}

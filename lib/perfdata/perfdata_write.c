@@ -19,6 +19,7 @@
 #include "perfdata_write.h"
 
 #include "perfdata_features.h"
+#include "base/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -160,11 +161,9 @@ static int lay_out(struct perfdata_writer *w)
 
 struct perfdata_writer *perfdata_writer_new(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		pc_err_errno("cannot create %s", path);
+	int fd = outfile_create(path, OUTFILE_REPLACE);
+	if (fd < 0)
 		return NULL;
-	}
 	struct perfdata_writer *w = xcalloc(1, sizeof(*w));
 	w->fd = fd;
 	w->path = xstrdup(path);

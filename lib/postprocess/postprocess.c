@@ -8,6 +8,7 @@
 #include "base/archive.h"
 #include "base/deflate_chunk.h"
 #include "base/log.h"
+#include "base/outfile.h"
 #include "perfdata/perfdata_read.h"
 #include "perfdata/sched_switch.h"
 #include "postprocess_jit.h"
@@ -352,8 +353,11 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 		nettrace_out_add_runtime(p.nt, o->trace_dir, nt, nnt);
 		nettrace_files_free(nt, nnt);
 	}
-	if (p.sym && zip && (*w = start_archive(o, &out)) == NULL)
-		out = fopen(txt_path, "we");
+	if (p.sym && zip && (*w = start_archive(o, &out)) == NULL) {
+		int fd = outfile_create(txt_path, OUTFILE_REPLACE);
+		if (fd >= 0 && !(out = fdopen(fd, "w")))
+			close(fd);
+	}
 	if (!p.sym) {
 		log_warn("cannot symbolize: %s", pc_strerror());
 	} else if (zip && !out) {

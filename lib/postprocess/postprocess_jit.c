@@ -1,6 +1,7 @@
 /* postprocess_jit: see postprocess_jit.h. */
 #include "postprocess_jit.h"
 #include "base/log.h"
+#include "base/outfile.h"
 #include "base/proc.h"
 
 #include <dirent.h>
@@ -98,7 +99,8 @@ static int open_found(const char *path)
 	return fd;
 }
 
-/* Copies the open file src to dest unless dest already is that file.  Returns the size. */
+/* Copies the open file src to dest unless dest already is that file: as much as it held
+ * when it was opened.  Returns the size. */
 static int copy_to(int src, const char *dest, uint64_t *size)
 {
 	struct stat s, d;
@@ -107,30 +109,7 @@ static int copy_to(int src, const char *dest, uint64_t *size)
 	*size = s.st_size;
 	if (lstat(dest, &d) == 0 && d.st_dev == s.st_dev && d.st_ino == s.st_ino)
 		return 0;
-	int out = open(dest, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (out < 0)
-		return pc_err_errno("cannot create %s", dest);
-	char buf[65536];
-	ssize_t r;
-	uint64_t total = 0;
-	int ret = 0;
-	while ((r = read(src, buf, sizeof(buf))) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ret = pc_err_errno("cannot read the source of %s", dest);
-			break;
-		}
-		if (write_all(out, buf, r) < 0) {
-			ret = pc_err_errno("cannot write %s", dest);
-			break;
-		}
-		total += r;
-	}
-	if (close(out) < 0 && ret == 0)
-		ret = pc_err_errno("cannot write %s", dest);
-	*size = total; /* a live process may have grown the file since fstat */
-	return ret;
+	return outfile_copy(src, dest, (uint64_t)s.st_size, size);
 }
 
 /* Gathers the file at `from` as out_dir/<name of kind, pid>. */

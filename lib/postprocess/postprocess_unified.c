@@ -1,6 +1,7 @@
 /* postprocess_unified: see postprocess_unified.h. */
 #include "postprocess_unified_int.h"
 #include "base/log.h"
+#include "base/outfile.h"
 #include "nettrace/nettrace_write.h"
 #include "perfdata/sched_switch.h"
 
@@ -107,17 +108,13 @@ static size_t find_cpu_evsel(struct perfdata_reader *r)
 struct nettrace_out *nettrace_out_new(const char *path, struct perfdata_reader *r,
 				      struct symbolizer *sym)
 {
-	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		pc_err_errno("cannot create %s", tmp);
-		free(tmp);
+	struct outfile *out = outfile_open(path);
+	if (!out)
 		return NULL;
-	}
 	struct nettrace_out *o = xcalloc(1, sizeof(*o));
 	o->path = xstrdup(path);
-	o->tmp = tmp;
-	o->fd = fd;
+	o->out = out;
+	o->fd = outfile_fd(out);
 	o->r = r;
 	o->sym = sym;
 	size_t n = perfdata_reader_nr_evsels(r);
@@ -572,19 +569,10 @@ int nettrace_out_finish(struct nettrace_out *o)
 		log_info("%s: %" PRIu64 " samples earlier than the one before them were given its "
 			 "time (NetTrace events go forward in time)",
 			 o->path, o->st.out_of_order);
-	if (fsync(o->fd) < 0 || close(o->fd) < 0) {
-		o->fd = -1;
-		pc_err_errno("cannot write %s", o->tmp);
-		return fail(o);
-	}
+	struct outfile *out = o->out;
+	o->out = NULL;
 	o->fd = -1;
-	if (rename(o->tmp, o->path) < 0) {
-		pc_err_errno("cannot rename %s to %s", o->tmp, o->path);
-		return fail(o);
-	}
-	free(o->tmp);
-	o->tmp = NULL;
-	return 0;
+	return outfile_commit(out) < 0 ? fail(o) : 0;
 }
 
 const struct nettrace_out_stats *nettrace_out_stats(const struct nettrace_out *o)
@@ -596,10 +584,7 @@ void nettrace_out_free(struct nettrace_out *o)
 {
 	if (!o)
 		return;
-	if (o->fd >= 0)
-		close(o->fd);
-	if (o->tmp)
-		unlink(o->tmp);
+	outfile_abort(o->out);
 	nettrace_writer_free(o->w);
 	unified_runtime_free(o->runtime);
 	htab_free(&o->threads, free_thread);
@@ -611,6 +596,5 @@ void nettrace_out_free(struct nettrace_out *o)
 	free(o->evsel_md);
 	free(o->memo);
 	free(o->path);
-	free(o->tmp);
 	free(o);
 }

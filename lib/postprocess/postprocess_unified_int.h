@@ -95,7 +95,8 @@ struct frame_memo {
 };
 
 struct nettrace_out {
-	char *path, *tmp;
+	char *path;
+	struct outfile *out; /* path under a temporary name until finished */
 	int fd;
 	struct perfdata_reader *r;
 	struct symbolizer *sym;

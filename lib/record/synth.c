@@ -1,6 +1,7 @@
 /* synth: see synth.h. */
 #include "synth.h"
 #include "base/log.h"
+#include "base/outfile.h"
 #include "base/proc.h"
 #include "base/proc_maps.h"
 
@@ -293,20 +294,11 @@ int synth_all_processes(struct synth *s)
 
 int synth_copy_kallsyms(const char *path)
 {
-	size_t len;
-	char *text = read_file("/proc/kallsyms", &len);
-	if (!text)
-		return -1;
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		free(text);
-		return pc_err_errno("cannot create %s", path);
-	}
-	int rc = write_all(fd, text, len);
-	if (rc < 0)
-		pc_err_errno("cannot write %s", path);
-	if (close(fd) < 0 && rc == 0)
-		rc = pc_err_errno("cannot write %s", path);
-	free(text);
+	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pc_err_errno("cannot open /proc/kallsyms");
+	/* the kernel's own text, to its end (/proc gives it no size) */
+	int rc = outfile_copy(fd, path, UINT64_MAX, NULL);
+	close(fd);
 	return rc;
 }

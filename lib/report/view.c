@@ -1,6 +1,7 @@
 /* view: see view.h. */
 #include "view.h"
 #include "base/archive.h"
+#include "base/outfile.h"
 #include "perfdata/perfdata_read.h"
 #include "perfdata/perfdata_write.h"
 #include "nettrace/nettrace_read.h"
@@ -452,13 +453,7 @@ static char *extract_perf_data(const char *zip_path)
 	const char *tmpdir = getenv("TMPDIR");
 	char *path = xasprintf("%s/perfcollect-c-view.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
 	int fd = in ? mkostemp(path, O_CLOEXEC) : -1;
-	bool ok = fd >= 0;
-	char buf[65536];
-	size_t n;
-	while (ok && (n = fread(buf, 1, sizeof(buf), in)) > 0)
-		ok = write_all(fd, buf, n) == 0;
-	if (ok && ferror(in))
-		ok = false;
+	bool ok = fd >= 0 && file_copy_stream(fd, in, UINT64_MAX, NULL) == 0;
 	if (fd >= 0)
 		close(fd);
 	if (in)

@@ -2,6 +2,7 @@
 #include "symbols_jit.h"
 
 #include "base/log.h"
+#include "base/outfile.h"
 #include "base/proc.h"
 #include "base/safe_open.h"
 
@@ -231,7 +232,7 @@ void jit_proc_load(struct jit_procs *j, struct jit_proc *p)
 }
 
 /* Copies src_fd to dest, unless dest already is that file (a trace directory merged in
- * place). */
+ * place): as much as it held when it was opened again (a live process may write on). */
 static int copy_fd(int src_fd, const struct stat *src, const char *dest, uint64_t *size)
 {
 	struct stat d;
@@ -240,33 +241,7 @@ static int copy_fd(int src_fd, const struct stat *src, const char *dest, uint64_
 			*size = (uint64_t)src->st_size;
 		return 0;
 	}
-	int out = open(dest, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (out < 0)
-		return pc_err_errno("cannot create %s", dest);
-	char buf[65536];
-	uint64_t total = 0;
-	int ret = 0;
-	for (;;) {
-		ssize_t r = read(src_fd, buf, sizeof(buf));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			ret = pc_err_errno("cannot read the source of %s", dest);
-		if (r <= 0)
-			break;
-		if (write_all(out, buf, (size_t)r) < 0) {
-			ret = pc_err_errno("cannot write %s", dest);
-			break;
-		}
-		total += (uint64_t)r;
-	}
-	if (close(out) < 0 && ret == 0)
-		ret = pc_err_errno("cannot write %s", dest);
-	if (ret < 0)
-		unlink(dest); /* no half copy */
-	else if (size)
-		*size = total; /* a live process may have grown it since it was read */
-	return ret;
+	return outfile_copy(src_fd, dest, (uint64_t)src->st_size, size);
 }
 
 int jit_procs_copy(struct jit_procs *j, uint32_t pid, enum jit_file_kind kind, const char *dest,

@@ -1,10 +1,15 @@
-/* Unit tests for outfile: the target appears only complete, an earlier file of that name
- * survives every failure (abort, a write that does not fit, a kill before the commit), no
- * temporary file is left behind, and outputs are refused over inputs and trace archives. */
+/* Unit tests for outfile: the target appears only complete (a reader never sees a part of
+ * it, across many renames), an earlier file of that name survives every failure (abort, a
+ * write that does not fit, a kill before the commit), no temporary file is left behind,
+ * every file is 0600 whatever the umask, never created through a symlink (at the target
+ * or where outfile_create() makes one), given to the owner set; copies stop at the bound
+ * given; outputs are refused over inputs and trace archives. */
 #include "base/outfile.h"
 #include "test.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -29,6 +34,184 @@ static char *contents(const char *path)
 	return s ? s : xstrdup("(missing)");
 }
 
+static void put(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	if (fd >= 0)
+		close(fd);
+}
+
+/* A symlink where the output goes: the file it points to is never written. */
+static void test_symlinks(const char *dir)
+{
+	char *victim = xasprintf("%s/victim", dir), *link = xasprintf("%s/link.out", dir);
+	char *dangling = xasprintf("%s/dangling.out", dir), *gone = xasprintf("%s/gone", dir);
+	put(victim, "victim\n");
+	CHECK(symlink(victim, link) == 0 && symlink(gone, dangling) == 0);
+	/* outfile_create(): refused, whether the link points somewhere or nowhere */
+	CHECK(outfile_create(link, 0) < 0 && errno == EEXIST);
+	CHECK(outfile_create(dangling, 0) < 0 && errno == EEXIST);
+	CHECK(access(gone, F_OK) < 0); /* not created through the dangling link */
+	CHECK(outfile_create(link, OUTFILE_APPEND) < 0 && strstr(pc_strerror(), "symlink"));
+	char *c = contents(victim);
+	CHECK_STR(c, "victim\n");
+	free(c);
+	/* OUTFILE_REPLACE takes the name from the link, never writes through it */
+	int fd = outfile_create(dangling, OUTFILE_REPLACE);
+	CHECK(fd >= 0 && write(fd, "new\n", 4) == 4);
+	if (fd >= 0)
+		close(fd);
+	struct stat st;
+	CHECK(lstat(dangling, &st) == 0 && S_ISREG(st.st_mode) && access(gone, F_OK) < 0);
+	/* outfile_open() over a symlink: the commit replaces the link, not its target */
+	struct outfile *o = outfile_open(link);
+	CHECK(o != NULL);
+	if (o) {
+		fputs("replaced\n", outfile_stream(o));
+		CHECK(outfile_commit(o) == 0);
+	}
+	c = contents(link);
+	CHECK_STR(c, "replaced\n");
+	free(c);
+	CHECK(lstat(link, &st) == 0 && S_ISREG(st.st_mode));
+	c = contents(victim);
+	CHECK_STR(c, "victim\n");
+	free(c);
+	/* a FIFO where the log is appended to: refused at once, not waited on */
+	char *fifo = xasprintf("%s/fifo.log", dir);
+	CHECK(mkfifo(fifo, 0600) == 0);
+	CHECK(outfile_create(fifo, OUTFILE_APPEND) < 0 && strstr(pc_strerror(), "regular"));
+	/* appending keeps what is there */
+	char *log = xasprintf("%s/x.log", dir);
+	put(log, "one\n");
+	fd = outfile_create(log, OUTFILE_APPEND);
+	CHECK(fd >= 0 && write(fd, "two\n", 4) == 4);
+	if (fd >= 0)
+		close(fd);
+	c = contents(log);
+	CHECK_STR(c, "one\ntwo\n");
+	free(c);
+	unlink(victim), unlink(link), unlink(dangling), unlink(fifo), unlink(log);
+	free(victim), free(link), free(dangling), free(gone), free(fifo), free(log);
+}
+
+/* Whatever the umask, 0600; under an owner set (root only), that owner's. */
+static void test_mode_and_owner(const char *dir)
+{
+	char *p = xasprintf("%s/mode.out", dir);
+	mode_t old = umask(0);
+	int fd = outfile_create(p, 0);
+	struct stat st;
+	CHECK(fd >= 0 && fstat(fd, &st) == 0 && (st.st_mode & 07777) == 0600);
+	if (fd >= 0)
+		close(fd);
+	unlink(p);
+	umask(077);
+	struct outfile *o = outfile_open(p);
+	CHECK(o && outfile_commit(o) == 0);
+	CHECK(stat(p, &st) == 0 && (st.st_mode & 07777) == 0600);
+	umask(old);
+	if (geteuid() == 0) {
+		outfile_set_owner(12345, 12346);
+		o = outfile_open(p);
+		CHECK(o && outfile_commit(o) == 0);
+		CHECK(stat(p, &st) == 0 && st.st_uid == 12345 && st.st_gid == 12346);
+		unlink(p);
+		fd = outfile_create(p, 0);
+		CHECK(fd >= 0 && fstat(fd, &st) == 0 && st.st_uid == 12345);
+		if (fd >= 0)
+			close(fd);
+		outfile_set_owner((uid_t)-1, (gid_t)-1);
+	} else {
+		printf("note: not root, the owner is not checked\n");
+	}
+	unlink(p);
+	free(p);
+}
+
+/* A reader of the target sees the old file or the new one, whole, never a part. */
+static void test_rename_atomic(const char *dir)
+{
+	char *p = xasprintf("%s/atomic.out", dir);
+	char a[4096], b[8192];
+	memset(a, 'a', sizeof(a));
+	memset(b, 'b', sizeof(b));
+	struct outfile *o = outfile_open(p);
+	fwrite(a, 1, sizeof(a), outfile_stream(o));
+	CHECK(outfile_commit(o) == 0);
+	int stop[2];
+	CHECK(pipe(stop) == 0);
+	pid_t child = fork();
+	if (child == 0) {
+		close(stop[1]);
+		fcntl(stop[0], F_SETFL, O_NONBLOCK);
+		int bad = 0, reads = 0;
+		char c;
+		while (read(stop[0], &c, 1) < 0) {
+			size_t len;
+			char *s = read_file(p, &len);
+			reads++;
+			bool whole = s && ((len == sizeof(a) && !memcmp(s, a, len)) ||
+					   (len == sizeof(b) && !memcmp(s, b, len)));
+			bad += !whole;
+			free(s);
+		}
+		_exit(bad == 0 && reads > 0 ? 0 : 1);
+	}
+	close(stop[0]);
+	for (int i = 0; i < 300; i++) {
+		o = outfile_open(p);
+		FILE *f = outfile_stream(o);
+		if (i % 2)
+			fwrite(a, 1, sizeof(a), f);
+		else
+			for (size_t k = 0; k < sizeof(b); k += 512) { /* in pieces */
+				fwrite(b + k, 1, 512, f);
+				fflush(f);
+			}
+		CHECK(outfile_commit(o) == 0);
+	}
+	close(stop[1]);
+	int ws;
+	CHECK(waitpid(child, &ws, 0) == child && WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+	unlink(p);
+	free(p);
+}
+
+/* A copy stops at its bound (the size seen at open), from an fd or a stream. */
+static void test_copy(const char *dir)
+{
+	char *src = xasprintf("%s/src", dir), *dst = xasprintf("%s/dst", dir);
+	put(src, "0123456789");
+	int fd = open(src, O_RDONLY);
+	uint64_t n = 99;
+	CHECK(outfile_copy(fd, dst, 4, &n) == 0 && n == 4);
+	char *c = contents(dst);
+	CHECK_STR(c, "0123");
+	free(c);
+	CHECK(lseek(fd, 0, SEEK_SET) == 0 && outfile_copy(fd, dst, UINT64_MAX, &n) == 0);
+	c = contents(dst);
+	CHECK_STR(c, "0123456789");
+	free(c);
+	close(fd);
+	char text[] = "from a stream";
+	FILE *in = fmemopen(text, strlen(text), "r");
+	fd = outfile_create(src, OUTFILE_REPLACE);
+	CHECK(fd >= 0 && file_copy_stream(fd, in, 9, &n) == 0 && n == 9);
+	fclose(in);
+	close(fd);
+	c = contents(src);
+	CHECK_STR(c, "from a st");
+	free(c);
+	/* a source that cannot be read: nothing under the name */
+	unlink(dst);
+	CHECK(outfile_copy(-1, dst, 10, &n) < 0 && access(dst, F_OK) < 0);
+	unlink(src);
+	free(src);
+	free(dst);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/test_outfile.XXXXXX";
@@ -46,9 +229,7 @@ int main(void)
 	char *c = contents(path);
 	CHECK_STR(c, "first\n");
 	free(c);
-	mode_t um = umask(0);
-	umask(um);
-	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == (0666 & ~um));
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
 	CHECK_EQ_U64(entries(dir), 1);
 
 	/* Abort: the earlier file stays, the temporary goes. */
@@ -115,6 +296,10 @@ int main(void)
 	free(input);
 	free(alias);
 
+	test_symlinks(dir);
+	test_mode_and_owner(dir);
+	test_rename_atomic(dir);
+	test_copy(dir);
 	free(path);
 	rm_rf(dir);
 	return TEST_DONE();
