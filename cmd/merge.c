@@ -9,249 +9,19 @@
  * finished the way the collector would have: JIT maps are taken from the processes that
  * still run, and the directory is removed once the archive is complete.  One that a
  * collector still records into is refused. */
-#include "base/archive.h"
 #include "base/log.h"
-#include "base/outfile.h"
+#include "base/tracefile.h"
 #include "collect/collect.h"
 #include "perfdata/perfdata_read.h"
 #include "cli.h"
 #include "commands.h"
 #include "postprocess/postprocess.h"
+#include "postprocess/postprocess_input.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
-
-struct merge_input {
-	char *trace_dir; /* where perf.data and side files are */
-	char *perf_data;
-	char *name;
-	bool loose;	 /* a bare perf.data: maps are where perf looks for them */
-	char *extracted; /* temporary directory of an extracted zip, removed at the end */
-	bool left_over;	 /* a collector's working directory it did not finish */
-	int lock_fd;	 /* the trace directory's lock, held while merging it */
-};
-
-static void merge_input_free(struct merge_input *in)
-{
-	if (in->lock_fd > 0)
-		close(in->lock_fd);
-	if (in->extracted)
-		rm_rf(in->extracted);
-	free(in->trace_dir);
-	free(in->perf_data);
-	free(in->name);
-	free(in->extracted);
-}
-
-static char *base_name(const char *path)
-{
-	char *copy = xstrdup(path);
-	size_t l = strlen(copy);
-	while (l > 1 && copy[l - 1] == '/')
-		copy[--l] = 0;
-	char *b = xstrdup(basename(copy));
-	free(copy);
-	return b;
-}
-
-static char *dir_name(const char *path)
-{
-	char *copy = xstrdup(path);
-	char *d = xstrdup(dirname(copy));
-	free(copy);
-	return d;
-}
-
-/* "x.trace" -> "x"; "x.trace.zip" -> "x"; "foo.data" -> "foo"; "perf.data" -> "perf". */
-static char *strip_suffix(const char *base)
-{
-	static const char *const suffixes[] = {".trace.zip", ".zip", ".trace", ".data"};
-	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
-		size_t bl = strlen(base), sl = strlen(suffixes[i]);
-		if (bl > sl && str_endswith(base, suffixes[i]))
-			return xstrndup(base, bl - sl);
-	}
-	return xstrdup(base);
-}
-
-/* x.trace.zip -> x.nettrace; x.zip -> x.nettrace; anything else gets .nettrace added. */
-static char *nettrace_beside(const char *zip)
-{
-	size_t l = strlen(zip);
-	if (str_endswith(zip, ".trace.zip"))
-		l -= strlen(".trace.zip");
-	else if (str_endswith(zip, ".zip"))
-		l -= strlen(".zip");
-	return xasprintf("%.*s.nettrace", (int)l, zip);
-}
-
-static char *make_temp_dir(const char *what)
-{
-	const char *tmp = getenv("TMPDIR");
-	char *tmpl = xasprintf("%s/perfcollect-%s.XXXXXX", tmp && *tmp ? tmp : "/tmp", what);
-	if (!mkdtemp(tmpl)) {
-		pc_err_errno("cannot create a temporary directory %s", tmpl);
-		free(tmpl);
-		return NULL;
-	}
-	return tmpl;
-}
-
-static int open_zip_input(const char *path, struct merge_input *in)
-{
-	struct archive_reader *r = archive_reader_open(path);
-	if (!r)
-		return -1;
-	long i = archive_reader_find(r, "perf.data");
-	if (i < 0) {
-		archive_reader_free(r);
-		return pc_err("%s has no perf.data entry", path);
-	}
-	char *entry = xstrdup(archive_reader_name(r, i));
-	in->extracted = make_temp_dir("merge-in");
-	int ret = -1;
-	if (in->extracted && archive_reader_extract_all(r, in->extracted) == 0) {
-		in->perf_data = xasprintf("%s/%s", in->extracted, entry);
-		in->trace_dir = dir_name(in->perf_data);
-		char *b = base_name(path);
-		in->name = strip_suffix(b);
-		free(b);
-		ret = 0;
-	}
-	free(entry);
-	archive_reader_free(r);
-	return ret;
-}
-
-/* Whether path starts like a perf.data (PERFILE2, either byte order; perf's pipe mode too). */
-static int check_perf_data(const char *path, const char *shown)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return pc_err_errno("cannot open %s", shown);
-	char magic[8];
-	ssize_t n = read(fd, magic, sizeof(magic));
-	close(fd);
-	if (n == (ssize_t)sizeof(magic) &&
-	    (!memcmp(magic, "PERFILE2", 8) || !memcmp(magic, "2ELIFREP", 8)))
-		return 0;
-	return pc_err("%s is not a perf.data file (%s); merge takes a perf.data, a <name>.trace "
-		      "directory or a <name>.trace.zip",
-		      shown, n <= 0 ? "it is empty" : "it does not start with PERFILE2");
-}
-
-/* A <name>.trace directory: refused while a collector records into it; else whether it is
- * a collector's own (its marker file) that the collector did not finish. */
-static int claim_trace_dir(struct merge_input *in)
-{
-	int holder;
-	in->lock_fd = lock_dir(in->trace_dir, &holder);
-	if (in->lock_fd >= 0) {
-		char *marker = xasprintf("%s/%s", in->trace_dir, COLLECT_MARKER);
-		in->left_over = access(marker, F_OK) == 0;
-		free(marker);
-		return 0;
-	}
-	if (holder < 0)
-		return -1;
-	char who[32] = "";
-	if (holder > 0)
-		snprintf(who, sizeof(who), " (pid %d)", holder);
-	return pc_err("%s is being recorded right now by a running collection%s; it writes its "
-		      "archive itself when it stops (Ctrl+C in its terminal%s)",
-		      in->trace_dir, who, holder > 0 ? ", or kill -INT that pid" : "");
-}
-
-static int resolve_input(const char *arg, struct merge_input *in)
-{
-	struct stat st;
-	if (stat(arg, &st) < 0)
-		return pc_err_errno("cannot open %s", arg);
-	/* Names come from the real path: "." or "x.trace/" name the trace too. */
-	char *path = realpath(arg, NULL);
-	if (!path)
-		return pc_err_errno("cannot resolve %s", arg);
-	char *b = base_name(path);
-	int ret = 0;
-	if (S_ISDIR(st.st_mode)) {
-		in->trace_dir = xstrdup(path);
-		in->perf_data = xasprintf("%s/perf.data", path);
-		in->name = strip_suffix(b);
-		ret = claim_trace_dir(in);
-		if (ret == 0)
-			ret = check_perf_data(in->perf_data, in->perf_data);
-	} else if (str_endswith(b, ".zip")) {
-		ret = open_zip_input(path, in);
-		if (ret == 0)
-			ret = check_perf_data(in->perf_data, arg);
-	} else {
-		in->perf_data = xstrdup(path);
-		in->trace_dir = dir_name(path);
-		char *db = base_name(in->trace_dir);
-		/* A perf.data inside a <name>.trace directory is that trace. */
-		in->loose = !str_endswith(db, ".trace");
-		in->name = strip_suffix(in->loose ? b : db);
-		free(db);
-		ret = check_perf_data(in->perf_data, arg);
-		if (ret == 0 && !in->loose)
-			ret = claim_trace_dir(in);
-	}
-	free(b);
-	free(path);
-	return ret;
-}
-
-/* Starts out_dir/perfcollect.log from the input's log (a collection's), so the archive
- * keeps the recording's story and adds the merge's. */
-static void start_log(const struct merge_input *in, const char *out_dir)
-{
-	char *dest = xasprintf("%s/perfcollect.log", out_dir);
-	if (!in->loose) {
-		char *src = xasprintf("%s/perfcollect.log", in->trace_dir);
-		int fd = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		struct stat st;
-		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-			outfile_copy(fd, dest, (uint64_t)st.st_size, NULL);
-		if (fd >= 0)
-			close(fd);
-		free(src);
-	}
-	if (log_open(dest) < 0)
-		fprintf(stderr, "perfcollect-c merge: warning: %s\n", pc_strerror());
-	free(dest);
-}
-
-/* The archive to write: -o, else <name>.trace.zip here, but never the input: a zip merged
- * again without -o gets a new name (<name>-merged.trace.zip, -merged-2 ...). */
-static char *output_name(const char *input, const char *out, const char *name)
-{
-	if (out) {
-		if (same_file(out, input))
-			return pc_err("-o %s is the input; merge never writes over its input: name "
-				      "another archive",
-				      out),
-			       NULL;
-		return xstrdup(out);
-	}
-	char *zip = xasprintf("%s.trace.zip", name);
-	for (int i = 1; same_file(zip, input) || (i > 1 && access(zip, F_OK) == 0); i++) {
-		free(zip);
-		zip = i == 1 ? xasprintf("%s-merged.trace.zip", name)
-			     : xasprintf("%s-merged-%d.trace.zip", name, i);
-	}
-	if (strcmp(zip + strlen(name), ".trace.zip"))
-		fprintf(stderr,
-			"perfcollect-c merge: %s.trace.zip is the input and stays as it is; "
-			"writing %s\n",
-			name, zip);
-	return zip;
-}
 
 int cmd_merge(int argc, char **argv)
 {
@@ -290,19 +60,24 @@ int cmd_merge(int argc, char **argv)
 		fprintf(stderr, "perfcollect-c merge: %s\n", pc_strerror());
 		return 2;
 	}
-	struct merge_input in = {.lock_fd = -1};
-	if (resolve_input(pos[0], &in) < 0) {
+	struct postprocess_input in;
+	if (postprocess_input_open(pos[0], &in) < 0) {
 		fprintf(stderr, "perfcollect-c merge: %s\n", pc_strerror());
-		merge_input_free(&in);
+		postprocess_input_free(&in);
 		return 1;
 	}
-	char *zip = output_name(pos[0], out, in.name);
+	bool renamed;
+	char *zip = postprocess_output_name(pos[0], out, in.name, &renamed);
 	if (!zip) {
 		fprintf(stderr, "perfcollect-c merge: %s\n", pc_strerror());
-		merge_input_free(&in);
+		postprocess_input_free(&in);
 		return 1;
 	}
-	char *nettrace = nettrace_beside(zip);
+	if (renamed)
+		fprintf(stderr,
+			"perfcollect-c merge: %s%s is the input and stays as it is; writing %s\n",
+			in.name, TRACE_ZIP_SUFFIX, zip);
+	char *nettrace = tracefile_nettrace_beside(zip);
 	if (format == FORMAT_NETTRACE && out && !str_endswith(zip, ".zip")) {
 		free(nettrace); /* -o names the .nettrace itself */
 		nettrace = xstrdup(zip);
@@ -318,7 +93,7 @@ int cmd_merge(int argc, char **argv)
 			    in.trace_dir, pc_strerror(), pos[0]);
 			free(zip);
 			free(nettrace);
-			merge_input_free(&in);
+			postprocess_input_free(&in);
 			return 1;
 		}
 		perfdata_reader_free(pr);
@@ -332,10 +107,11 @@ int cmd_merge(int argc, char **argv)
 		fprintf(stderr, "perfcollect-c merge: %s\n", pc_strerror());
 		free(zip);
 		free(nettrace);
-		merge_input_free(&in);
+		postprocess_input_free(&in);
 		return 1;
 	}
-	start_log(&in, work);
+	if (postprocess_input_start_log(&in, work) < 0)
+		fprintf(stderr, "perfcollect-c merge: warning: %s\n", pc_strerror());
 	const char *output = format == FORMAT_NETTRACE ? nettrace : zip;
 	log_info("merge %s -> %s", pos[0], output);
 	struct postprocess_opts po = {
@@ -387,6 +163,6 @@ int cmd_merge(int argc, char **argv)
 	free(work);
 	free(zip);
 	free(nettrace);
-	merge_input_free(&in);
+	postprocess_input_free(&in);
 	return ret;
 }

@@ -4,13 +4,13 @@
 #include "base/archive.h"
 #include "base/outfile.h"
 #include "base/proc.h"
+#include "base/tracefile.h"
 #include "cli.h"
 #include "commands.h"
 #include "stacks/kstacks.h"
 #include "stacks/stacks.h"
 #include "stacks/stacks_report.h"
 
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,15 +35,9 @@ static void usage(FILE *f, const struct cli_opt *opts)
 /* "dir/name.trace.zip" -> "name.trace/stacks-<pid>.txt": the layout of perfcollect's zips. */
 static char *entry_name(const char *zip_path, pid_t pid)
 {
-	char *copy = xstrdup(zip_path);
-	char *base = xstrdup(basename(copy));
-	free(copy);
-	if (str_endswith(base, ".zip"))
-		base[strlen(base) - 4] = 0;
-	char *name = xasprintf("%s%s/stacks-%d.txt", base[0] ? base : "stacks",
-			       str_endswith(base, ".trace") ? "" : ".trace", (int)pid);
-	free(base);
-	return name;
+	char file[32];
+	snprintf(file, sizeof(file), "stacks-%d.txt", (int)pid);
+	return tracefile_entry(zip_path, file);
 }
 
 /* Complete or not there (outfile.h); never onto a trace. */

@@ -1,5 +1,6 @@
 /* outfile: see outfile.h. */
 #include "outfile.h"
+#include "tracefile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -257,7 +258,7 @@ int outfile_check_target(const char *path, const char *what, const char *const *
 		if (same_file(path, inputs[i]))
 			return pc_err("refusing to write %s over the input %s; name another file",
 				      what, inputs[i]);
-	if (str_endswith(path, ".trace.zip") || str_endswith(path, ".trace.zip/"))
+	if (str_endswith(path, TRACE_ZIP_SUFFIX) || str_endswith(path, TRACE_ZIP_SUFFIX "/"))
 		return pc_err("refusing to write %s to %s: a .trace.zip name is for traces "
 			      "(collect and merge write them); name another file",
 			      what, path);

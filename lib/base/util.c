@@ -169,6 +169,18 @@ int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+char *make_temp_dir(const char *what)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *tmpl = xasprintf("%s/perfcollect-%s.XXXXXX", tmp && *tmp ? tmp : "/tmp", what);
+	if (!mkdtemp(tmpl)) {
+		pc_err_errno("cannot create a temporary directory %s", tmpl);
+		free(tmpl);
+		return NULL;
+	}
+	return tmpl;
+}
+
 int mkdir_p(const char *path, unsigned mode)
 {
 	char *tmp = xstrdup(path);

@@ -42,6 +42,9 @@ char *read_fd(int fd, size_t *len);
 int write_all(int fd, const void *buf, size_t len);
 /* Make a directory and its parents. */
 int mkdir_p(const char *path, unsigned mode);
+/* A private directory (mkdtemp: 0700) for temporary work, $TMPDIR/perfcollect-<what>.XXXXXX
+ * (/tmp without TMPDIR), malloc'd; NULL with pc_err(). */
+char *make_temp_dir(const char *what);
 /* Recursively remove a directory tree (used for temporary work directories). */
 int rm_rf(const char *path);
 /* An exclusive lock on directory dir (flock: held while the returned fd is open, released

@@ -7,6 +7,7 @@
 #include "base/log.h"
 #include "base/proc.h"
 #include "base/safe_open.h"
+#include "base/tracefile.h"
 #include "collect_events.h"
 #include "collect_signals.h"
 #include "collect_tracedir.h"
@@ -602,9 +603,9 @@ int collect_run(const struct collect_opts *o)
 	}
 	if (mkdir_p(outdir, 0700) < 0)
 		return -1;
-	c.trace_dir = xasprintf("%s/%s.trace", outdir, o->name);
+	c.trace_dir = tracefile_path(outdir, o->name, TRACE_DIR_SUFFIX);
 	c.data_path = xasprintf("%s/perf.data", c.trace_dir);
-	c.zip_path = xasprintf("%s/%s.trace.zip", outdir, o->name);
+	c.zip_path = tracefile_path(outdir, o->name, TRACE_ZIP_SUFFIX);
 	struct tracedir td = {
 	    .name = o->name, .outdir = outdir, .path = c.trace_dir, .zip_path = c.zip_path};
 	struct stat sb;
@@ -729,7 +730,7 @@ int collect_run(const struct collect_opts *o)
 	perfdata_writer_free(c.w);
 	c.w = NULL;
 
-	char *nettrace = xasprintf("%s/%s.nettrace", o->outdir ? o->outdir : ".", o->name);
+	char *nettrace = tracefile_path(o->outdir, o->name, TRACE_NETTRACE_SUFFIX);
 	const char *output = o->format == FORMAT_NETTRACE ? nettrace : c.zip_path;
 	log_say("Writing %s ...", output);
 	bool hurried = hurry_postprocessing();

@@ -10,12 +10,11 @@
 /* Returns 0 when <outdir>/<name>.trace.zip was written from a clean recording; -1 with a
  * pc_err() line otherwise (no permission, no such process, a write error ...).
  *
- * While it runs, <name>.trace is locked (lock_dir()) and holds COLLECT_MARKER; a directory
- * with the marker and no lock was left by a collector that died, and the next collect of
- * that name says how to finish it (`perfcollect-c merge <name>.trace`). */
+ * While it runs, <name>.trace is locked (lock_dir()) and holds TRACEDIR_MARKER
+ * (base/tracefile.h); a directory with the marker and no lock was left by a collector that
+ * died, and the next collect of that name says how to finish it (`perfcollect-c merge
+ * <name>.trace`). */
 int collect_run(const struct collect_opts *o);
-
-#define COLLECT_MARKER ".perfcollect-collecting"
 
 /* What a collector that died left switched on in a target, from its marker: a .NET runtime
  * asked to write perf maps (line "dotnet-perfmap <pid> <starttime>").  Switches it off again

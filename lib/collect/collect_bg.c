@@ -13,6 +13,7 @@
 #include "collect.h"
 #include "base/outfile.h"
 #include "base/proc.h"
+#include "base/tracefile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,11 +43,10 @@ struct bg_paths {
 
 static void paths_init(struct bg_paths *p, const char *name, const char *outdir)
 {
-	const char *dir = outdir && *outdir ? outdir : ".";
-	p->state = xasprintf("%s/%s.trace.state", dir, name);
-	p->out = xasprintf("%s/%s.trace.out", dir, name);
-	p->trace_dir = xasprintf("%s/%s.trace", dir, name);
-	p->zip = xasprintf("%s/%s.trace.zip", dir, name);
+	p->state = tracefile_path(outdir, name, TRACE_DIR_SUFFIX ".state");
+	p->out = tracefile_path(outdir, name, TRACE_DIR_SUFFIX ".out");
+	p->trace_dir = tracefile_path(outdir, name, TRACE_DIR_SUFFIX);
+	p->zip = tracefile_path(outdir, name, TRACE_ZIP_SUFFIX);
 }
 
 static void paths_free(struct bg_paths *p)

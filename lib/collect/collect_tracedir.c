@@ -3,6 +3,7 @@
 #include "base/log.h"
 #include "base/outfile.h"
 #include "base/proc.h"
+#include "base/tracefile.h"
 #include "collect.h"
 #include "dotnet/dotnet_ipc.h"
 
@@ -17,7 +18,7 @@
 
 void tracedir_note(const struct tracedir *td, const char *fmt, ...)
 {
-	char *marker = xasprintf("%s/" COLLECT_MARKER, td->path);
+	char *marker = xasprintf("%s/%s", td->path, TRACEDIR_MARKER);
 	int fd = open(marker, O_WRONLY | O_APPEND | O_CLOEXEC);
 	va_list ap;
 	va_start(ap, fmt);
@@ -31,7 +32,7 @@ void tracedir_note(const struct tracedir *td, const char *fmt, ...)
 
 void collect_undo_left_over(const char *trace_dir)
 {
-	char *marker = xasprintf("%s/" COLLECT_MARKER, trace_dir);
+	char *marker = xasprintf("%s/%s", trace_dir, TRACEDIR_MARKER);
 	char *text = read_file(marker, NULL);
 	free(marker);
 	for (char *line = text; line && *line;) {
@@ -69,7 +70,8 @@ char *tracedir_merge_command(const struct tracedir *td)
 void tracedir_refuse(const struct tracedir *td)
 {
 	int holder;
-	int fd = lock_dir(td->path, &holder);
+	bool ours;
+	int fd = tracedir_claim(td->path, &holder, &ours);
 	if (fd < 0 && holder >= 0) {
 		char who[32] = "";
 		if (holder > 0)
@@ -81,9 +83,6 @@ void tracedir_refuse(const struct tracedir *td)
 	}
 	if (fd >= 0)
 		close(fd);
-	char *marker = xasprintf("%s/" COLLECT_MARKER, td->path);
-	bool ours = access(marker, F_OK) == 0;
-	free(marker);
 	char *cmd = tracedir_merge_command(td);
 	if (ours)
 		pc_err("%s was left by a collection that did not finish (killed, crashed or out "
@@ -106,8 +105,9 @@ int tracedir_create(const struct tracedir *td)
 		return pc_err_errno("cannot create %s", td->path);
 	}
 	int holder;
-	int lock_fd = lock_dir(td->path, &holder);
-	char *marker = xasprintf("%s/" COLLECT_MARKER, td->path);
+	bool left_over; /* no marker yet: made just now */
+	int lock_fd = tracedir_claim(td->path, &holder, &left_over);
+	char *marker = xasprintf("%s/%s", td->path, TRACEDIR_MARKER);
 	char *text = xasprintf("perfcollect-c collect pid %d\n", (int)getpid());
 	int fd = outfile_create(marker, 0);
 	int rc = fd >= 0 && write_all(fd, text, strlen(text)) == 0 ? 0 : -1;

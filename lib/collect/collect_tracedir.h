@@ -1,7 +1,7 @@
 /* collect_tracedir: <name>.trace while a collection writes it.  Created fresh (never an
  * existing one), locked for as long as the collector lives (lock_dir()), and marked as a
- * collector's with COLLECT_MARKER, where the collector also notes what it changed in a
- * target, for a merge to undo if the collector dies (collect_undo_left_over()).  An
+ * collector's with TRACEDIR_MARKER (base/tracefile.h), where the collector also notes what it
+ * changed in a target, for a merge to undo if the collector dies (collect_undo_left_over()).  An
  * existing one gets a message saying whose it is and the command that finishes it. */
 #ifndef PC_COLLECT_TRACEDIR_H
 #define PC_COLLECT_TRACEDIR_H

@@ -691,8 +691,3 @@ uint64_t nettrace_ticks_to_ns(const struct nettrace_trace *t, uint64_t ticks)
 		return ticks;
 	return (uint64_t)((unsigned __int128)ticks * 1000000000ULL / t->tick_freq);
 }
-
-bool nettrace_is_magic(const void *p, size_t len)
-{
-	return len >= 8 && !memcmp(p, MAGIC, 8);
-}

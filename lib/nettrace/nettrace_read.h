@@ -163,7 +163,4 @@ size_t nettrace_reader_stack(const struct nettrace_reader *r, uint32_t id, const
 /* ticks -> nanoseconds of the trace's clock (CLOCK_MONOTONIC for a Linux runtime). */
 uint64_t nettrace_ticks_to_ns(const struct nettrace_trace *t, uint64_t ticks);
 
-/* Is this the start of a NetTrace stream ("Nettrace" magic)? */
-bool nettrace_is_magic(const void *p, size_t len);
-
 #endif

@@ -2,6 +2,7 @@
 #include "view.h"
 #include "base/archive.h"
 #include "base/outfile.h"
+#include "base/tracefile.h"
 #include "perfdata/perfdata_read.h"
 #include "perfdata/perfdata_write.h"
 #include "nettrace/nettrace_read.h"
@@ -334,12 +335,12 @@ static int open_input(struct view *v, const char *path, struct input *in)
 	if (!in->f)
 		return pc_err_errno("cannot open %s", path);
 	char magic[8];
-	size_t got = fread(magic, 1, sizeof(magic), in->f);
-	if (got == 8 && (!memcmp(magic, "PERFILE2", 8) || !memcmp(magic, "2ELIFREP", 8)))
+	enum tracefile_kind kind = tracefile_kind_of(magic, fread(magic, 1, sizeof(magic), in->f));
+	if (kind == TRACEFILE_PERF_DATA)
 		return pc_err("%s is a raw perf.data, not its text: 'perfcollect-c merge %s' "
 			      "symbolizes it into a .trace.zip to view",
 			      path, path);
-	if (nettrace_is_magic(magic, got)) {
+	if (kind == TRACEFILE_NETTRACE) {
 		rewind(in->f);
 		add_runtime(v, in->f, path);
 		fclose(in->f);
@@ -348,8 +349,7 @@ static int open_input(struct view *v, const char *path, struct input *in)
 			return pc_err("%s", v->rt_warnings[v->nrt_warnings - 1]);
 		return 0;
 	}
-	bool zip = got >= 4 && !memcmp(magic, "PK\3\4", 4);
-	if (!zip) {
+	if (kind != TRACEFILE_ZIP) {
 		rewind(in->f);
 		return 0;
 	}
@@ -471,19 +471,14 @@ static char *extract_perf_data(const char *zip_path)
 struct pprof_build_id *view_read_build_ids(const char *input, size_t *n)
 {
 	*n = 0;
-	struct stat st;
-	if (!strcmp(input, "-") || stat(input, &st) < 0)
+	enum tracefile_kind kind;
+	if (!strcmp(input, "-") || tracefile_classify(input, &kind) < 0)
 		return NULL;
 	char *path = NULL, *tmp = NULL;
-	if (S_ISDIR(st.st_mode)) {
+	if (kind == TRACEFILE_DIR) {
 		path = xasprintf("%s/perf.data", input);
 	} else {
-		FILE *f = fopen(input, "re");
-		char magic[4];
-		bool zip = f && fread(magic, 1, 4, f) == 4 && !memcmp(magic, "PK\3\4", 4);
-		if (f)
-			fclose(f);
-		if (!zip)
+		if (kind != TRACEFILE_ZIP)
 			return NULL;
 		path = tmp = extract_perf_data(input);
 		if (!path)
