@@ -4,14 +4,13 @@
 #include "cli.h"
 #include "commands.h"
 #include "base/proc.h"
+#include "record/record.h"
+#include "record/tracefs.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define CAP_SYS_PTRACE_BIT 19
@@ -38,13 +37,8 @@ static void note(const char *what)
 
 static uint64_t effective_caps(void)
 {
-	char *s = read_file("/proc/self/status", NULL);
-	uint64_t caps = 0;
-	const char *p = s ? strstr(s, "\nCapEff:") : NULL;
-	if (p)
-		caps = strtoull(p + 8, NULL, 16);
-	free(s);
-	return caps;
+	struct proc_status st;
+	return proc_status(getpid(), &st) == 0 ? st.cap_eff : 0;
 }
 
 /* Can this process open cpu-clock with kernel call stacks for (pid, cpu)? */
@@ -58,12 +52,7 @@ static int probe_open(pid_t pid, int cpu)
 	a.freq = 1;
 	a.sample_freq = 1000;
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
-	a.disabled = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	close(fd);
-	return 0;
+	return recorder_probe_event(&a, pid, cpu);
 }
 
 static bool kallsyms_has_addresses(void)
@@ -78,27 +67,6 @@ static bool kallsyms_has_addresses(void)
 			nonzero = true;
 	fclose(f);
 	return nonzero;
-}
-
-/* Where tracefs is; *denied when it is there but this user may not read it. */
-static const char *tracefs_dir(bool *denied)
-{
-	static const char *const dirs[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
-	struct stat st;
-	*denied = false;
-	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-		char *events = xasprintf("%s/events", dirs[i]);
-		int r = stat(events, &st);
-		int e = errno;
-		free(events);
-		if (r == 0)
-			return dirs[i];
-		if (e == EACCES) {
-			*denied = true;
-			return dirs[i];
-		}
-	}
-	return NULL;
 }
 
 int cmd_install(int argc, char **argv)
@@ -195,9 +163,9 @@ int cmd_install(int argc, char **argv)
 					   "kernel frames show as [unknown] otherwise");
 	}
 
-	bool denied;
-	const char *tfs = tracefs_dir(&denied);
-	if (tfs && denied) {
+	bool readable;
+	const char *tfs = tracefs_find(&readable);
+	if (tfs && !readable) {
 		snprintf(buf, sizeof(buf),
 			 "tracefs at %s is not readable by this user (needed by -threadtime and "
 			 "-offcpu only)",
@@ -206,10 +174,10 @@ int cmd_install(int argc, char **argv)
 	} else if (tfs) {
 		snprintf(buf, sizeof(buf), "tracefs at %s (for -threadtime and -offcpu)", tfs);
 		ok(buf);
-	} else if (force && root &&
-		   mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0) {
-		ok("tracefs mounted at /sys/kernel/tracing by -force (for -threadtime and "
-		   "-offcpu)");
+	} else if (force && root && (tfs = tracefs_path())) {
+		snprintf(buf, sizeof(buf),
+			 "tracefs mounted at %s by -force (for -threadtime and -offcpu)", tfs);
+		ok(buf);
 	} else if (force && root) {
 		snprintf(buf, sizeof(buf),
 			 "tracefs is not mounted, and -force could not mount it: %s (needed by "

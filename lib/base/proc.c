@@ -208,6 +208,7 @@ int proc_status(pid_t pid, struct proc_status *st)
 	const char *uid = status_field(text, "Uid");
 	const char *state = status_field(text, "State");
 	const char *nspid = status_field(text, "NSpid");
+	const char *cap_eff = status_field(text, "CapEff");
 	int r = 0;
 	if (!tgid || !ppid || !uid || !state) {
 		r = pc_err("%s: unexpected format", path);
@@ -220,6 +221,7 @@ int proc_status(pid_t pid, struct proc_status *st)
 	while (*state == ' ' || *state == '\t')
 		state++;
 	st->state = *state;
+	st->cap_eff = cap_eff ? strtoull(cap_eff, NULL, 16) : 0;
 	st->nspid = pid;
 	if (nspid) {
 		/* "NSpid:\t1234\t56\t1": the last one is the pid in the innermost namespace. */

@@ -51,11 +51,13 @@ uint64_t proc_start_time(pid_t pid);
 /* Online CPUs as /proc/stat lists them (its cpuN lines), ascending, malloc'd array: for a
  * collector whose root holds nothing but /proc (no /sys/devices/system/cpu/online). */
 int proc_online_cpus(int **cpus, size_t *n);
-/* ppid, tgid, uid (real) and the innermost NSpid from /proc/<pid>/status. */
+/* ppid, tgid, uid (real), the innermost NSpid and the effective capabilities from
+ * /proc/<pid>/status. */
 struct proc_status {
 	pid_t tgid, ppid, nspid;
 	uid_t uid;
 	char state;
+	uint64_t cap_eff; /* bit n: capability n (CAP_PERFMON is 38) */
 };
 int proc_status(pid_t pid, struct proc_status *st);
 

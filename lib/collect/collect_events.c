@@ -3,6 +3,7 @@
 #include "base/log.h"
 #include "base/proc.h"
 #include "record/tracepoints.h"
+#include "record/tracefs.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -68,7 +69,7 @@ static void add_hw_events(struct collect_events *ce)
 		struct record_event *ev =
 		    add_sampled(ce, hw_events[i].name, PERF_TYPE_HARDWARE, hw_events[i].config);
 		/* Other errors (permissions ...) are recorder_open()'s to report. */
-		int err = recorder_probe_event(&ev->attr);
+		int err = recorder_probe_event(&ev->attr, 0, -1);
 		if (!recorder_event_unsupported(err))
 			continue;
 		ce->nevents--;

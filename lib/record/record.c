@@ -118,12 +118,12 @@ int record_open_error(int err, const char *event, pid_t pid)
 	}
 }
 
-int recorder_probe_event(const struct perf_event_attr *attr)
+int recorder_probe_event(const struct perf_event_attr *attr, pid_t pid, int cpu)
 {
 	struct perf_event_attr a = *attr;
 	a.size = sizeof(a);
 	a.disabled = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return errno;
 	close(fd);

@@ -100,11 +100,12 @@ int recorder_run(struct recorder *r, const struct record_loop *l, enum record_st
 /* One drain pass over every ring (used by recorder_run, and after it for leftovers). */
 int recorder_drain(struct recorder *r, record_fn fn, void *arg, size_t *nrecords);
 
-/* Whether this machine can open attr at all: opens it (disabled) on the calling thread and
- * closes it again.  Returns 0 when it opened, else perf_event_open's errno.  Collect uses it
- * to leave out optional events the hardware lacks before recorder_open(), which fails as a
- * whole when one event does not open. */
-int recorder_probe_event(const struct perf_event_attr *attr);
+/* Whether this machine and this user can open attr for (pid, cpu) as perf_event_open(2)
+ * takes them (0, -1: the calling thread; -1, 0: all of CPU 0): opens it disabled and closes
+ * it again.  Returns 0 when it opened, else perf_event_open's errno.  Collect uses it to
+ * leave out optional events the hardware lacks before recorder_open(), which fails as a
+ * whole when one event does not open; install to say what this user may record. */
+int recorder_probe_event(const struct perf_event_attr *attr, pid_t pid, int cpu);
 /* Whether that errno means "this machine has no such event" (no PMU, not supported), not a
  * permission or resource problem. */
 bool recorder_event_unsupported(int err);

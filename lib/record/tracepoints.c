@@ -1,60 +1,15 @@
 /* tracepoints: see tracepoints.h.  The blob layout: tracing_data.c. */
 #include "tracepoints.h"
+#include "tracefs.h"
 #include "tracing_data.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 #include <event-parse.h>
 #include <trace-seq.h>
-
-#ifndef TRACEFS_MAGIC
-#define TRACEFS_MAGIC 0x74726163
-#endif
-
-static bool has_events_dir(const char *dir)
-{
-	char *p = xasprintf("%s/events/header_page", dir);
-	bool ok = access(p, R_OK) == 0;
-	free(p);
-	return ok;
-}
-
-const char *tracefs_path(void)
-{
-	static const char *const candidates[] = {"/sys/kernel/tracing",
-						 "/sys/kernel/debug/tracing"};
-	for (size_t i = 0; i < ARRAY_SIZE(candidates); i++)
-		if (has_events_dir(candidates[i]))
-			return candidates[i];
-	/* Mounted but closed to us (tracefs is mode 0700, root's, by default): say that, not
-	 * "not mounted". */
-	for (size_t i = 0; i < ARRAY_SIZE(candidates); i++) {
-		struct statfs fs;
-		struct stat st;
-		if (statfs(candidates[i], &fs) == 0 && fs.f_type == TRACEFS_MAGIC &&
-		    stat(candidates[i], &st) == 0) {
-			pc_err(
-			    "tracefs at %s is mounted but you may not read it (mode %04o, owner "
-			    "uid "
-			    "%u); the scheduler tracepoints of -offcpu and -threadtime need root "
-			    "(or read access to it, CAP_PERFMON and "
-			    "kernel.perf_event_paranoid=-1)",
-			    candidates[i], (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid);
-			return NULL;
-		}
-	}
-	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0 &&
-	    has_events_dir("/sys/kernel/tracing"))
-		return "/sys/kernel/tracing";
-	pc_err_errno("tracefs is not mounted and cannot be mounted (tracepoints need it; as "
-		     "root: mount -t tracefs nodev /sys/kernel/tracing)");
-	return NULL;
-}
 
 static int split_event(const char *event, char **sys, char **name)
 {

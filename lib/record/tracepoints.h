@@ -1,7 +1,7 @@
 /* tracepoints: kernel tracepoints for -offcpu/-threadtime, end to end.
  *
- * Recording side: find tracefs (mounting it when it is not), read an event's id for
- * perf_event_attr.config, and build the "tracing data" blob perf stores in perf.data's
+ * Recording side: read an event's id from tracefs (tracefs.h) for perf_event_attr.config,
+ * and build the "tracing data" blob perf stores in perf.data's
  * HEADER_TRACING_DATA feature (header_page, header_event, ftrace and event formats,
  * printk formats, saved cmdlines) so `perf script` can decode our tracepoint samples.
  *
@@ -12,10 +12,6 @@
 #define PC_TRACEPOINTS_H
 
 #include "base/util.h"
-
-/* The tracefs mount point ("/sys/kernel/tracing" or the debugfs one); mounts tracefs at
- * /sys/kernel/tracing when nothing is mounted.  NULL + pc_err() naming the fix. */
-const char *tracefs_path(void);
 
 /* "sched:sched_switch" -> its tracepoint id. */
 int tracepoint_id(const char *event, uint64_t *id);

@@ -7,6 +7,7 @@
  * with the sizes in the byte order the endian byte gives.
  */
 #include "tracing_data.h"
+#include "tracefs.h"
 
 #include <byteswap.h>
 #include <stdlib.h>
@@ -455,21 +456,6 @@ void tracing_data_release(struct tracing_data *td)
 	memset(td, 0, sizeof(*td));
 }
 
-/* tracefs where it is mounted now (tracepoints.h's tracefs_path() would mount it). */
-static const char *mounted_tracefs(void)
-{
-	static const char *const candidates[] = {"/sys/kernel/tracing",
-						 "/sys/kernel/debug/tracing"};
-	for (size_t i = 0; i < ARRAY_SIZE(candidates); i++) {
-		char *p = xasprintf("%s/events/header_page", candidates[i]);
-		bool ok = access(p, R_OK) == 0;
-		free(p);
-		if (ok)
-			return candidates[i];
-	}
-	return NULL;
-}
-
 static bool same_as_file(const char *path, const char *text, size_t len)
 {
 	size_t flen;
@@ -485,8 +471,9 @@ bool tracing_data_is_local(const struct tracing_data *td)
 	if (td->big_endian != host_big || td->long_size != sizeof(long) ||
 	    td->page_size != (uint32_t)sysconf(_SC_PAGESIZE) || td->nr_bad_formats)
 		return false;
-	const char *tfs = mounted_tracefs();
-	if (!tfs)
+	bool readable;
+	const char *tfs = tracefs_find(&readable); /* tracefs_path() would mount it */
+	if (!tfs || !readable)
 		return false;
 	char *path = xasprintf("%s/events/header_page", tfs);
 	bool local = same_as_file(path, td->header_page, td->header_page_len);

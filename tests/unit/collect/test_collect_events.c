@@ -4,6 +4,7 @@
  * and -hwevents leaving out exactly the hardware events the kernel refuses. */
 #include "collect/collect_events.h"
 #include "record/tracepoints.h"
+#include "record/tracefs.h"
 #include "test.h"
 
 #include <errno.h>

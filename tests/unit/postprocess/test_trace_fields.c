@@ -9,6 +9,7 @@
 #include "perfdata/perfdata_write.h"
 #include "postprocess/trace_fields.h"
 #include "record/tracepoints.h"
+#include "record/tracefs.h"
 #include "test.h"
 #include "tracing_blob.h"
 

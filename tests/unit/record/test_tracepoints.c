@@ -2,6 +2,7 @@
  * back, and a sched_switch record laid out by the kernel's own format file (offsets read
  * here from tracefs, independently of libtraceevent) prints as perf script prints it. */
 #include "record/tracepoints.h"
+#include "record/tracefs.h"
 #include "test.h"
 
 #include <stdlib.h>

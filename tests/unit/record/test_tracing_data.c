@@ -4,6 +4,7 @@
  * the format does not declare); every truncation of a blob is refused or parsed within its
  * bounds; only this machine's own formats count as local. */
 #include "record/tracepoints.h"
+#include "record/tracefs.h"
 #include "record/tracing_data.h"
 #include "test.h"
 #include "tracing_blob.h"
