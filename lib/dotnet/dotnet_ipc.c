@@ -4,7 +4,6 @@
 #include "base/proc.h"
 #include "base/proc_maps.h"
 #include "base/safe_open.h"
-#include "symbols/symbols_jit.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +19,8 @@
 #define IPC_MAGIC      "DOTNET_IPC_V1" /* 13 characters and a NUL: 14 bytes */
 #define IPC_MAGIC_LEN  14
 #define IPC_HEADER_LEN 20
+/* The largest map file of the runtime's looked at (symbols_jit.h's JIT_FILE_MAX). */
+#define MAP_FILE_MAX (4ull << 30)
 /* EnablePerfMap writes every existing method before it answers: 10 s unless a caller that
  * must not wait (stacks) asks for less. */
 static int ipc_timeout_ms = 10000;
@@ -691,7 +692,7 @@ int dotnet_open_map_file(pid_t pid, const char *name_fmt, char **shown)
 	snprintf(name, sizeof(name), name_fmt, (int)ps.nspid);
 	char *path = xasprintf("%s%s%s", dir, str_endswith(dir, "/") ? "" : "/", name);
 	*shown = xasprintf("/proc/%d/root%s", (int)pid, path);
-	int fd = safe_open_in_root(pid, path, ps.uid, JIT_FILE_MAX);
+	int fd = safe_open_in_root(pid, path, ps.uid, MAP_FILE_MAX);
 	int err = errno;
 	free(path);
 	free(dir);

@@ -2,8 +2,8 @@
  * change: "+ <pid> <session>" or "- <pid> <session>". */
 #include "eventpipe_guard.h"
 #include "eventpipe_session.h"
+#include "base/proc.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -35,16 +35,11 @@ static void close_others(int keep)
 	if (keep == 3 && syscall(SYS_close_range, 4, ~0U, 0) == 0)
 		return;
 #endif
-	DIR *d = opendir("/proc/self/fd");
-	if (!d)
-		return;
-	int dfd = dirfd(d);
-	for (struct dirent *e; (e = readdir(d));) {
-		int fd = atoi(e->d_name);
-		if (fd > 2 && fd != keep && fd != dfd)
+	struct proc_fds *d = proc_fds_open(0);
+	for (int fd; d && proc_fds_next(d, &fd);)
+		if (fd > 2 && fd != keep)
 			close(fd);
-	}
-	closedir(d);
+	proc_fds_close(d);
 }
 
 static void apply(struct open_session **s, size_t *n, size_t *cap, const char *line)
