@@ -1,11 +1,13 @@
 /* log, ls, cat: read a trace.zip without unzip.  Entries are streamed, never extracted. */
 #include "base/archive.h"
+#include "base/outfile.h"
 #include "cli.h"
 #include "commands.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct archive_reader *open_zip(const char *cmd, const char *path)
 {
@@ -31,13 +33,14 @@ static int stream_status(const char *cmd, bool bad_in, const char *what)
 
 static int copy_stream(const char *cmd, FILE *in, const char *what)
 {
-	char buf[65536];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, stdout) != n)
-			break;
-	bool bad_in = ferror(in);
-	return stream_status(cmd, bad_in, what);
+	/* what was printed goes first, then the entry straight to the fd */
+	bool copied =
+	    fflush(stdout) == 0 && file_copy_stream(STDOUT_FILENO, in, UINT64_MAX, NULL) == 0;
+	if (!copied && !ferror(in)) {
+		fprintf(stderr, "perfcollect-c %s: cannot write to stdout\n", cmd);
+		return 1;
+	}
+	return stream_status(cmd, ferror(in), what);
 }
 
 /* Prints the last n lines of in, keeping only those n in memory. */
