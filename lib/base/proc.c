@@ -10,6 +10,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+void proc_path(char *buf, size_t len, pid_t pid, const char *file)
+{
+	if (pid > 0)
+		snprintf(buf, len, "/proc/%d/%s", (int)pid, file);
+	else
+		snprintf(buf, len, "/proc/self/%s", file);
+}
+
 bool proc_exists(pid_t pid)
 {
 	char path[64];
@@ -274,10 +282,7 @@ struct proc_fds {
 struct proc_fds *proc_fds_open(pid_t pid)
 {
 	char path[64];
-	if (pid > 0)
-		snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	else
-		snprintf(path, sizeof(path), "/proc/self/fd");
+	proc_path(path, sizeof(path), pid, "fd");
 	DIR *d = opendir(path);
 	if (!d) {
 		pc_err_errno("cannot list %s", path);

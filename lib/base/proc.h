@@ -11,6 +11,9 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+/* "/proc/<pid>/<file>" into buf ("/proc/self/<file>" for pid 0: ours; only where that is
+ * said: maps and fds). */
+void proc_path(char *buf, size_t len, pid_t pid, const char *file);
 bool proc_exists(pid_t pid);
 /* Threads of pid (from /proc/<pid>/task), malloc'd array. */
 int proc_threads(pid_t pid, pid_t **tids, size_t *n);

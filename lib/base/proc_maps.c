@@ -1,5 +1,6 @@
 /* proc_maps: see proc_maps.h. */
 #include "proc_maps.h"
+#include "proc.h"
 #include "safe_open.h"
 
 #include <errno.h>
@@ -19,10 +20,7 @@ struct proc_maps {
 struct proc_maps *proc_maps_open(pid_t pid)
 {
 	char path[64];
-	if (pid > 0)
-		snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	else
-		snprintf(path, sizeof(path), "/proc/self/maps");
+	proc_path(path, sizeof(path), pid, "maps");
 	FILE *f = fopen(path, "re");
 	if (!f) {
 		pc_err_errno("cannot read %s", path);
@@ -50,30 +48,13 @@ void proc_maps_close(struct proc_maps *m)
 	free(m);
 }
 
-/* A hex number of at most 16 digits ending at a character in ends; *p moves past it. */
-static bool hex_field(char **p, const char *ends, uint64_t *v)
+/* A hex number ending at the character end; *p moves past that. */
+static bool hex_field(char **p, char end, uint64_t *v)
 {
-	char *s = *p;
-	uint64_t n = 0;
-	int digits = 0;
-	for (;; s++, digits++) {
-		int d;
-		if (*s >= '0' && *s <= '9')
-			d = *s - '0';
-		else if (*s >= 'a' && *s <= 'f')
-			d = *s - 'a' + 10;
-		else if (*s >= 'A' && *s <= 'F')
-			d = *s - 'A' + 10;
-		else
-			break;
-		if (digits == 16)
-			return false;
-		n = n << 4 | (uint64_t)d;
-	}
-	if (!digits || !*s || !strchr(ends, *s))
+	const char *s = *p;
+	if (!parse_hex_digits(&s, v) || *s != end)
 		return false;
-	*v = n;
-	*p = s + 1;
+	*p = (char *)s + 1;
 	return true;
 }
 
@@ -99,7 +80,7 @@ int proc_maps_parse_line(char *line, struct proc_map *map)
 {
 	char *p = line;
 	uint64_t maj, min;
-	if (!hex_field(&p, "-", &map->start) || !hex_field(&p, " ", &map->end) ||
+	if (!hex_field(&p, '-', &map->start) || !hex_field(&p, ' ', &map->end) ||
 	    map->end <= map->start)
 		return -1;
 	for (int i = 0; i < 4; i++, p++) {
@@ -108,8 +89,8 @@ int proc_maps_parse_line(char *line, struct proc_map *map)
 		map->perms[i] = *p;
 	}
 	map->perms[4] = 0;
-	if (*p++ != ' ' || !hex_field(&p, " ", &map->offset) || !hex_field(&p, ":", &maj) ||
-	    !hex_field(&p, " ", &min) || maj > UINT32_MAX || min > UINT32_MAX ||
+	if (*p++ != ' ' || !hex_field(&p, ' ', &map->offset) || !hex_field(&p, ':', &maj) ||
+	    !hex_field(&p, ' ', &min) || maj > UINT32_MAX || min > UINT32_MAX ||
 	    !dec_field(&p, &map->inode))
 		return -1;
 	map->dev_major = (unsigned)maj;

@@ -280,6 +280,31 @@ int parse_int(const char *s, long min, long max, long *out)
 	return 0;
 }
 
+bool parse_hex_digits(const char **p, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+	for (;; s++) {
+		int d;
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (*s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else if (*s >= 'A' && *s <= 'F')
+			d = *s - 'A' + 10;
+		else
+			break;
+		if (v >> 60)
+			return false; /* more than 64 bits */
+		v = v << 4 | (uint64_t)d;
+	}
+	if (s == *p)
+		return false;
+	*out = v;
+	*p = s;
+	return true;
+}
+
 bool str_startswith(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;

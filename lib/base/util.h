@@ -57,6 +57,9 @@ int lock_dir(const char *dir, int *holder);
 int parse_size(const char *s, uint64_t *out);
 /* Strict integer parsing: whole string, range checked. */
 int parse_int(const char *s, long min, long max, long *out);
+/* The hex digits at *p (no "0x"), at most 64 bits' worth; *p moves past them.  false when
+ * there is none or the number does not fit. */
+bool parse_hex_digits(const char **p, uint64_t *out);
 
 bool str_startswith(const char *s, const char *prefix);
 bool str_endswith(const char *s, const char *suffix);

@@ -28,30 +28,9 @@ struct perfmap {
 
 static bool parse_hex(const char **p, uint64_t *out)
 {
-	const char *s = *p;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		s += 2;
-	uint64_t v = 0;
-	const char *start = s;
-	for (;; s++) {
-		int d;
-		if (*s >= '0' && *s <= '9')
-			d = *s - '0';
-		else if (*s >= 'a' && *s <= 'f')
-			d = *s - 'a' + 10;
-		else if (*s >= 'A' && *s <= 'F')
-			d = *s - 'A' + 10;
-		else
-			break;
-		if (v >> 60)
-			return false; /* more than 64 bits */
-		v = v << 4 | d;
-	}
-	if (s == start)
-		return false;
-	*out = v;
-	*p = s;
-	return true;
+	if ((*p)[0] == '0' && ((*p)[1] == 'x' || (*p)[1] == 'X'))
+		*p += 2;
+	return parse_hex_digits(p, out);
 }
 
 /* "START SIZE name": START and SIZE hex (with or without 0x), name to the end of line. */
