@@ -234,15 +234,17 @@ int outfile_copy(int src, const char *dest, uint64_t max, uint64_t *copied)
 {
 	if (copied)
 		*copied = 0;
-	struct outfile *o = outfile_open(dest);
-	if (!o)
+	int fd = create_fd(dest, OUTFILE_REPLACE);
+	if (fd < 0)
 		return -1;
-	if (file_copy_fd(o->fd, src, max, copied) < 0) {
-		int r = pc_err("cannot copy to %s: %s", dest, pc_strerror());
-		outfile_abort(o);
-		return r;
-	}
-	return outfile_commit(o);
+	int r = file_copy_fd(fd, src, max, copied);
+	if (r < 0)
+		pc_err("cannot copy to %s: %s", dest, pc_strerror());
+	if (close(fd) < 0 && r == 0)
+		r = pc_err_errno("cannot write %s", dest);
+	if (r < 0)
+		unlink(dest); /* no half copy */
+	return r;
 }
 
 bool same_file(const char *a, const char *b)

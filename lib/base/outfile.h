@@ -14,8 +14,9 @@
  *	if (outfile_commit(o) < 0) ... (pc_strerror() says why; nothing was renamed)
  *
  * A file that grows in place while a collection runs and must outlive a kill of the
- * collector (perf.data, a runtime's .nettrace, the log) is made by outfile_create() instead.
- * Copies go through outfile_copy() (bounded: at most the bytes the caller states).
+ * collector (perf.data, a runtime's .nettrace, the log) is made by outfile_create() instead,
+ * as are the copies of outfile_copy() (bounded: at most the bytes the caller states) into a
+ * trace's working directory, which the archive takes in whole.
  *
  * Also here: the checks that keep an output off an input (outfile_check_target()).
  */
@@ -53,8 +54,8 @@ enum {
 int outfile_create(const char *path, int flags);
 
 /* Copies src (from its current offset) to dest, at most max bytes (the size the caller saw
- * at open, or its cap), through outfile_open(): dest appears complete or not at all.
- * *copied (may be NULL) gets the bytes copied. */
+ * at open, or its cap), made by outfile_create(dest, OUTFILE_REPLACE); a copy that fails
+ * leaves nothing under that name.  *copied (may be NULL) gets the bytes copied. */
 int outfile_copy(int src, const char *dest, uint64_t max, uint64_t *copied);
 /* The copy loop itself, into an fd of ours: from an fd, or from a stream (a zip entry,
  * whose reader says why a read failed). */
