@@ -122,5 +122,5 @@ int proc_map_open(pid_t pid, const struct proc_map *map, uid_t owner_uid, uint64
 		return pc_err("%s: no file to open (%s)", map->path[0] ? map->path : "[anon]",
 			      path);
 	}
-	return safe_open_in_root(pid, map->path, owner_uid, max_size);
+	return safe_open_binary_in_root(pid, map->path, owner_uid, max_size);
 }

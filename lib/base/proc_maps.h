@@ -45,7 +45,8 @@ int proc_maps_parse_line(char *line, struct proc_map *map);
 /* Opens the file a mapping of pid maps, for reading: /proc/<pid>/map_files/<start>-<end>
  * first (exactly the mapped inode, in any mount namespace, deleted or replaced since; needs
  * CAP_SYS_ADMIN and only ever opens a regular file), else its path inside the target's root
- * through safe_open_in_root() (owner uid, at most max_size bytes).  -1 with pc_err(). */
+ * through safe_open_binary_in_root() (owner uid, at most max_size bytes): for files read for
+ * their build-id and symbols.  -1 with pc_err(). */
 int proc_map_open(pid_t pid, const struct proc_map *map, uid_t owner_uid, uint64_t max_size);
 
 #endif

@@ -103,7 +103,8 @@ static int reopen_regular(int pathfd, const struct stat *st, const char *shown)
 }
 
 /* The checks of the policy on what pathfd names, then the real open. */
-static int open_checked(int pathfd, const char *shown, uid_t owner_uid, uint64_t max_size)
+static int open_checked(int pathfd, const char *shown, uid_t owner_uid, uint64_t max_size,
+			bool one_link)
 {
 	struct stat st;
 	if (fstat(pathfd, &st) < 0)
@@ -115,7 +116,7 @@ static int open_checked(int pathfd, const char *shown, uid_t owner_uid, uint64_t
 	if (st.st_uid != owner_uid && st.st_uid != 0)
 		return refused(EPERM, pc_err("%s: owned by uid %u, not the target's uid %u", shown,
 					     (unsigned)st.st_uid, (unsigned)owner_uid));
-	if (st.st_nlink > 1)
+	if (one_link && st.st_nlink > 1)
 		return refused(EMLINK,
 			       pc_err("%s: has %lu hard links", shown, (unsigned long)st.st_nlink));
 	if ((uint64_t)st.st_size > max_size)
@@ -125,7 +126,8 @@ static int open_checked(int pathfd, const char *shown, uid_t owner_uid, uint64_t
 	return reopen_regular(pathfd, &st, shown);
 }
 
-int safe_open_in_root(pid_t pid, const char *path, uid_t owner_uid, uint64_t max_size)
+static int open_in_root(pid_t pid, const char *path, uid_t owner_uid, uint64_t max_size,
+			bool one_link)
 {
 	if (!path || path[0] != '/')
 		return refused(EINVAL, pc_err("%s: not an absolute path", path ? path : "(null)"));
@@ -145,7 +147,7 @@ int safe_open_in_root(pid_t pid, const char *path, uid_t owner_uid, uint64_t max
 		if (dirfd >= 0 && pathfd < 0)
 			pc_err_errno("%s", path);
 		if (pathfd >= 0) {
-			fd = open_checked(pathfd, path, owner_uid, max_size);
+			fd = open_checked(pathfd, path, owner_uid, max_size, one_link);
 			close_keeping_errno(pathfd);
 		}
 		if (dirfd >= 0)
@@ -155,6 +157,16 @@ int safe_open_in_root(pid_t pid, const char *path, uid_t owner_uid, uint64_t max
 	free(dirs);
 	errno = saved;
 	return fd;
+}
+
+int safe_open_in_root(pid_t pid, const char *path, uid_t owner_uid, uint64_t max_size)
+{
+	return open_in_root(pid, path, owner_uid, max_size, true);
+}
+
+int safe_open_binary_in_root(pid_t pid, const char *path, uid_t owner_uid, uint64_t max_size)
+{
+	return open_in_root(pid, path, owner_uid, max_size, false);
 }
 
 int open_file_in_root(const char *root, const char *path)

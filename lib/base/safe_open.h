@@ -2,18 +2,23 @@
  * controls: a container may plant symlinks, FIFOs, devices and hard links there to turn a
  * root collector against its host.  Two ways in, each for its own kind of file:
  *
- * safe_open_in_root(): the one policy for every file we take from a target as data (its
- * JIT maps, perfinfo maps, jitdump, the libraries stacks unwinds through, the files whose
- * build-ids collect records, the runtime's map files collect inspects).  The path is walked
- * one component at a time from the root (root_open_dir()): no symlink is followed on any
- * component, ".." is refused, so nothing outside the root is ever reached; the file is
+ * safe_open_in_root(): the one policy for every file we take from a target.  The path is
+ * walked one component at a time from the root (root_open_dir()): no symlink is followed on
+ * any component, ".." is refused, so nothing outside the root is ever reached; the file is
  * opened O_PATH first and really opened (O_RDONLY | O_NONBLOCK | O_NOCTTY, through its own
  * fd) only once fstat says it is a regular file: a FIFO never blocks us, a device never sees
  * an open.  It must belong to the target's uid (or root), have one link (st_nlink == 1: a
- * hard link could make a file the target cannot read look like its own) and be at most the
- * size the caller states.  Callers: symbols/symbols_jit.c (JIT files of live processes),
- * dotnet/dotnet_ipc.c (the runtime's map files), collect/collect.c (build-ids), and through
- * proc_map_open() stacks/stacks.c and stacks/clr_threads.c (mapped libraries).
+ * hard link could make a file the target cannot read look like its own, and its bytes would
+ * go into our outputs) and be at most the size the caller states.  Callers: the files whose
+ * bytes we take, symbols/symbols_jit.c (JIT maps, perfinfo maps, jitdumps of live processes)
+ * and dotnet/dotnet_ipc.c (the runtime's map files).
+ *
+ * safe_open_binary_in_root(): the same walk and checks but for the link count, for ELF files
+ * read only for their build-id and symbols (nothing of them is copied out): perf's build-id
+ * cache (~/.debug) hard-links every binary perf has seen, so system binaries and libraries
+ * often have several names (/usr/bin/rm, node, ld.bfd on this project's machines).  Callers:
+ * collect/collect.c (build-ids of the files samples hit), and through proc_map_open()
+ * stacks/stacks.c and stacks/clr_threads.c (the libraries a stopped target maps).
  *
  * open_file_in_root(): ELF binaries and their debug files, read for symbols only (never
  * copied into an output): symlinks are followed, as the target's own loader follows them
@@ -45,6 +50,8 @@ int root_open_dir(pid_t pid, const char *dir);
 /* Opens path (absolute, as the target sees it) for reading under the policy above: a
  * regular file owned by owner_uid (or root), one link, at most max_size bytes. */
 int safe_open_in_root(pid_t pid, const char *path, uid_t owner_uid, uint64_t max_size);
+/* The same for an ELF file read for its build-id and symbols: hard links allowed. */
+int safe_open_binary_in_root(pid_t pid, const char *path, uid_t owner_uid, uint64_t max_size);
 
 /* Opens path the way a process whose root directory is root (e.g. "/proc/<pid>/root"; NULL
  * or "" for ours) sees it: symlinks followed inside root, a regular file only. */

@@ -317,7 +317,7 @@ static int read_map_build_id(uint32_t pid, bool kernel, const char *name, uint8_
 		return -1; /* [vdso], //anon, gone files: nothing to read */
 	struct proc_status st;
 	if (proc_status((pid_t)pid, &st) == 0) {
-		int fd = safe_open_in_root((pid_t)pid, name, st.uid, BUILDID_FILE_MAX);
+		int fd = safe_open_binary_in_root((pid_t)pid, name, st.uid, BUILDID_FILE_MAX);
 		if (fd < 0)
 			return -1;
 		int rc = buildid_read_fd(fd, id, size);

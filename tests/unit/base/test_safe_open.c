@@ -1,7 +1,8 @@
 /* safe_open: safe_open_in_root() against a directory tree holding every trap a hostile
  * container could plant (a symlink at each component, "..", a FIFO that must not block, a
- * device, a hard link, a file of another user, a file over the cap), root_open_dir()'s walk,
- * and both ways in through a real mount namespace (a container's own /tmp). */
+ * device, a hard link, a file of another user, a file over the cap), the binary variant that
+ * takes hard links, root_open_dir()'s walk, and both ways in through a real mount namespace
+ * (a container's own /tmp). */
 #include "base/safe_open.h"
 #include "test.h"
 
@@ -154,6 +155,12 @@ static void test_traps(const char *dir)
 	CHECK(link(p, hard) == 0);
 	refused(dir, "hard.map", NO_CAP, EMLINK, "2 hard links");
 	refused(dir, "ok.map", NO_CAP, EMLINK, "2 hard links");
+	/* ... but a binary read for its symbols may have several (perf's ~/.debug cache) */
+	fd = safe_open_binary_in_root(getpid(), hard, me, NO_CAP);
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	CHECK(safe_open_binary_in_root(getpid(), hard, me, 4) < 0 && errno == EFBIG);
 	CHECK(unlink(hard) == 0);
 	opened(dir, "ok.map", "hello");
 	free(hard);
