@@ -5,6 +5,7 @@
 #include "dso.h"
 
 #include "base/safe_open.h"
+#include "symcache.h"
 #include "symtab.h"
 
 #include <errno.h>
@@ -43,6 +44,7 @@ struct runtime {
 	Elf *elf;
 	GElf_Phdr *loads;
 	size_t nloads;
+	bool probe; /* dso_probe(): find where symbols would come from, load nothing */
 };
 
 static bool elf_ready(void)
@@ -396,12 +398,14 @@ static bool try_debug_file(struct dso *d, const struct runtime *rt, const char *
 	bool used = false;
 	GElf_Shdr sh;
 	Elf_Scn *sym = find_section(e, NULL, SHT_SYMTAB, &sh);
-	if (sym) {
+	if (sym && sh.sh_size >= 2 * sh.sh_entsize) {
 		uint8_t id[64];
 		size_t idlen = read_build_id(e, id, sizeof(id));
 		if (!d->build_id_size || !idlen ||
 		    (idlen == d->build_id_size && !memcmp(id, d->build_id, idlen))) {
-			if (load_symbols(d, e, sym, rt)) {
+			if (rt->probe) {
+				used = true;
+			} else if (load_symbols(d, e, sym, rt)) {
 				d->source = xasprintf("%s %s%s", what, root ? root : "", path);
 				used = true;
 			}
@@ -454,7 +458,21 @@ static bool load_debug_files(struct dso *d, const struct runtime *rt, const char
 	return false;
 }
 
-static void load_elf(struct dso *d, Elf *elf, const char *root, const char *path)
+/* A debug file that a symbol server gave (symsrv.h), found by build-id in the caches. */
+static bool load_cached_debug_file(struct dso *d, const struct runtime *rt,
+				   const struct symcache *cache, const char *path)
+{
+	if (!cache || !d->build_id_size)
+		return false;
+	char *p =
+	    symcache_find(cache, SYMFILE_DEBUG, path ? path : "", d->build_id, d->build_id_size);
+	bool ok = p && try_debug_file(d, rt, NULL, p, "symbol cache");
+	free(p);
+	return ok;
+}
+
+static void load_elf(struct dso *d, Elf *elf, const char *root, const char *path,
+		     const struct symcache *cache)
 {
 	struct runtime rt = {.elf = elf};
 	size_t nph;
@@ -481,6 +499,8 @@ static void load_elf(struct dso *d, Elf *elf, const char *root, const char *path
 	} else if ((scn = find_section(elf, NULL, SHT_SYMTAB, &sh)) &&
 		   load_symbols(d, elf, scn, &rt)) {
 		d->source = xstrdup(".symtab");
+	} else if (load_cached_debug_file(d, &rt, cache, path)) {
+		/* source set by try_debug_file */
 	} else if ((scn = find_section(elf, NULL, SHT_DYNSYM, &sh))) {
 		load_symbols(d, elf, scn, &rt);
 		bool mini = load_minidebuginfo(d, &rt) > 0;
@@ -509,12 +529,12 @@ static struct dso *dso_alloc(void)
 	return d;
 }
 
-struct dso *dso_new_fd(int fd, const char *root, const char *path)
+struct dso *dso_new_fd(int fd, const char *root, const char *path, const struct symcache *cache)
 {
 	struct dso *d = dso_alloc();
 	Elf *elf = elf_ready() ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
 	if (elf && elf_kind(elf) == ELF_K_ELF)
-		load_elf(d, elf, root, path);
+		load_elf(d, elf, root, path, cache);
 	else
 		d->source = xstrdup("not an ELF file");
 	if (elf)
@@ -530,7 +550,7 @@ struct dso *dso_new_mem(const void *image, size_t size, const char *path)
 	memcpy(copy, image, size);
 	Elf *elf = elf_ready() ? elf_memory(copy, size) : NULL;
 	if (elf && elf_kind(elf) == ELF_K_ELF)
-		load_elf(d, elf, NULL, path);
+		load_elf(d, elf, NULL, path, NULL);
 	else
 		d->source = xstrdup("not an ELF image");
 	if (elf)
@@ -591,4 +611,66 @@ const uint8_t *dso_build_id(const struct dso *d, size_t *size)
 {
 	*size = d->build_id_size;
 	return d->build_id;
+}
+
+int dso_probe(int fd, const char *root, const char *path, struct dso_probe *out)
+{
+	memset(out, 0, sizeof(*out));
+	Elf *elf = elf_ready() ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		return pc_err("not an ELF file");
+	}
+	struct dso *d = dso_alloc();
+	d->build_id_size = read_build_id(elf, d->build_id, sizeof(d->build_id));
+	struct runtime rt = {.elf = elf, .probe = true};
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_section(elf, NULL, SHT_SYMTAB, &sh);
+	out->has_symbols = (scn && sh.sh_entsize && sh.sh_size >= 2 * sh.sh_entsize) ||
+			   load_debug_files(d, &rt, root, path);
+	size_t n =
+	    d->build_id_size < sizeof(out->build_id) ? d->build_id_size : sizeof(out->build_id);
+	memcpy(out->build_id, d->build_id, n);
+	out->build_id_size = n;
+	free(d);
+	elf_end(elf);
+	return 0;
+}
+
+int dso_check_file(int fd, enum symfile_kind kind, const uint8_t *id, size_t idlen)
+{
+	Elf *elf = elf_ready() ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		return pc_err("not an ELF file");
+	}
+	int rc = 0;
+	uint8_t got[64];
+	size_t gotlen = read_build_id(elf, got, sizeof(got));
+	GElf_Shdr sh;
+	if (gotlen != idlen || memcmp(got, id, idlen)) {
+		char hex[2 * sizeof(got) + 1] = "none";
+		for (size_t i = 0; i < gotlen; i++)
+			sprintf(hex + 2 * i, "%02x", got[i]);
+		rc = pc_err("its build-id is %s, not the one asked for", hex);
+	} else if (kind == SYMFILE_DEBUG) {
+		Elf_Scn *scn = find_section(elf, NULL, SHT_SYMTAB, &sh);
+		if (!scn || !sh.sh_entsize || sh.sh_size < 2 * sh.sh_entsize)
+			rc = pc_err("it has no symbol table (.symtab)");
+	} else {
+		size_t nph = 0;
+		bool exec = false;
+		if (!elf_getphdrnum(elf, &nph))
+			for (size_t i = 0; i < nph && !exec; i++) {
+				GElf_Phdr ph;
+				exec = gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+				       (ph.p_flags & PF_X);
+			}
+		if (!exec)
+			rc = pc_err("it has no executable segment");
+	}
+	elf_end(elf);
+	return rc;
 }

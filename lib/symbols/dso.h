@@ -11,14 +11,17 @@
 #define PC_DSO_H
 
 #include "base/util.h"
+#include "symcache.h"
 
 struct dso;
 
 /* Reads the ELF file open on fd (the fd stays the caller's).  root is the prefix under
  * which the process sees its files ("/proc/<pid>/root", or "" for the host); debug files
  * are looked for there first, then on the host.  path is the file's name inside root.
+ * With neither a debug file nor a .symtab, a debug file that a symbol server gave is looked
+ * for by build-id in cache (symcache.h; NULL: none) before .dynsym and MiniDebugInfo.
  * Never NULL: a file that is not ELF gives a dso without symbols. */
-struct dso *dso_new_fd(int fd, const char *root, const char *path);
+struct dso *dso_new_fd(int fd, const char *root, const char *path, const struct symcache *cache);
 /* The same from an ELF image in memory (the vdso); the bytes are copied. */
 struct dso *dso_new_mem(const void *image, size_t size, const char *path);
 void dso_free(struct dso *d);
@@ -34,5 +37,20 @@ const char *dso_symbol_source(const struct dso *d);
 bool dso_exec_load(const struct dso *d, uint64_t *vaddr, uint64_t *offset);
 /* GNU build-id (0 size when the file has none). */
 const uint8_t *dso_build_id(const struct dso *d, size_t *size);
+
+/* What dso_new_fd() would find, without loading any symbol: the build-id, and whether the
+ * file has its own symbols (a .symtab, or a debug file by debuglink or build-id, under root
+ * or on the host).  -1 with pc_err() when fd is not ELF. */
+struct dso_probe {
+	uint8_t build_id[20];
+	size_t build_id_size;
+	bool has_symbols;
+};
+int dso_probe(int fd, const char *root, const char *path, struct dso_probe *out);
+
+/* Whether a file that a symbol server sent may be used for the ELF file with build-id id:
+ * it is ELF with exactly that build-id, and (kind) a debug file with a .symtab, or a binary
+ * with an executable segment.  0, or -1 with pc_err() saying why not. */
+int dso_check_file(int fd, enum symfile_kind kind, const uint8_t *id, size_t idlen);
 
 #endif

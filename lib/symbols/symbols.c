@@ -19,6 +19,7 @@
 #include "base/safe_open.h"
 #include "dso.h"
 #include "kallsyms.h"
+#include "perfdata/buildid.h"
 #include "symbols_jit.h"
 
 #include <errno.h>
@@ -63,6 +64,13 @@ struct path_entry {
 	struct symfile *sf;
 };
 
+/* A file of the recording's build-id table (symbolizer_prepare()). */
+struct recorded_file {
+	char *path;
+	uint8_t id[BUILDID_MAX];
+	uint8_t size;
+};
+
 struct symbolizer {
 	struct symbolizer_opts opts;
 	char *side_dir, *kallsyms_path, *symfs;
@@ -77,6 +85,9 @@ struct symbolizer {
 	struct dso *vdso;
 	bool vdso_tried;
 	struct jit_procs *jit;
+	struct symcache *symcache;
+	struct recorded_file *recorded; /* sorted by path */
+	size_t nrecorded;
 	struct cached_frame *cache;
 	/* A cached frame is good while its process's maps are unchanged: each MMAP, FORK or
 	 * COMM of a process bumps its generation here (pids share a slot modulo the table,
@@ -120,6 +131,8 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
 	s->jit_file.cls = SF_JIT_FILE;
 	s->missing.cls = SF_FILE;
 	s->jit = jit_procs_new(o->side_dir, o->live);
+	s->symcache = symcache_new(o->symbol_cache);
+	s->opts.symbol_cache = NULL; /* not kept: symcache has its copy */
 	s->cache = xcalloc(FRAME_CACHE_SIZE, sizeof(*s->cache));
 	s->pid_gen = xmalloc(PID_GEN_SLOTS * sizeof(*s->pid_gen));
 	for (size_t i = 0; i < PID_GEN_SLOTS; i++)
@@ -143,6 +156,10 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->paths);
 	dso_free(s->vdso);
 	jit_procs_free(s->jit);
+	symcache_free(s->symcache);
+	for (size_t i = 0; i < s->nrecorded; i++)
+		free(s->recorded[i].path);
+	free(s->recorded);
 	free(s->cache);
 	free(s->pid_gen);
 	free(s->side_dir);
@@ -293,6 +310,83 @@ static struct dso *get_vdso(struct symbolizer *s)
 	return s->vdso;
 }
 
+/* Opens filename as process pid sees it (live: through /proc/<pid>/root, or where the host
+ * has it once the process is gone; else under symfs, or at its path).  *rootdir gets the
+ * root it was opened in (malloc'd; NULL: the host's), *own whether that is the process's own
+ * root, where the file is the one it mapped whatever its build-id.  -1 when not there. */
+static int open_mapped_file(struct symbolizer *s, uint32_t pid, const char *filename,
+			    char **rootdir, bool *own)
+{
+	/* Inside the target's root, symlinks there resolve as the target sees them (a
+	 * container's absolute link to /usr/lib/... never lands on the host's file); only a
+	 * regular file is opened. */
+	*own = s->opts.live && pid;
+	*rootdir = *own		   ? xasprintf("/proc/%u/root", pid)
+		   : s->opts.symfs ? xstrdup(s->opts.symfs)
+				   : NULL;
+	int fd = open_file_in_root(*rootdir, filename);
+	if (fd < 0 && *own && (errno == ENOENT || errno == ESRCH)) {
+		free(*rootdir); /* the process is gone */
+		*rootdir = NULL;
+		*own = false;
+		fd = open_file_in_root(NULL, filename);
+	}
+	return fd;
+}
+
+static int cmp_recorded(const void *a, const void *b)
+{
+	return strcmp(((const struct recorded_file *)a)->path,
+		      ((const struct recorded_file *)b)->path);
+}
+
+static const struct recorded_file *recorded(const struct symbolizer *s, const char *path)
+{
+	struct recorded_file key = {.path = (char *)path};
+	return s->nrecorded ? bsearch(&key, s->recorded, s->nrecorded, sizeof(key), cmp_recorded)
+			    : NULL;
+}
+
+static bool same_id(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
+{
+	return na == nb && !memcmp(a, b, na);
+}
+
+/* The file the recording mapped: fd when it has the recorded build-id (or none is known),
+ * else the binary with that build-id from the symbol cache (*rootdir then NULL), else -1.
+ * fd is the caller's no more. */
+static int recorded_build(struct symbolizer *s, int fd, const char *filename, char **rootdir,
+			  bool own)
+{
+	const struct recorded_file *r = own ? NULL : recorded(s, filename);
+	if (!r)
+		return fd;
+	uint8_t id[BUILDID_MAX], n = 0;
+	if (fd >= 0) {
+		if (buildid_read_fd(fd, id, &n) == 0 && same_id(id, n, r->id, r->size))
+			return fd;
+		close(fd);
+	}
+	char *cached = symcache_find(s->symcache, SYMFILE_BINARY, filename, r->id, r->size);
+	int cfd = cached ? open_file_in_root(NULL, cached) : -1;
+	if (cfd >= 0 && (buildid_read_fd(cfd, id, &n) < 0 || !same_id(id, n, r->id, r->size))) {
+		close(cfd);
+		cfd = -1;
+	}
+	char hex[2 * BUILDID_MAX + 1];
+	buildid_to_hex(r->id, r->size, hex);
+	if (cfd >= 0)
+		log_info("symbols: %s: the binary of build-id %s from %s", filename, hex, cached);
+	else if (fd >= 0)
+		log_info("symbols: %s here is another build than the one recorded (build-id %s): "
+			 "not used",
+			 filename, hex);
+	free(cached);
+	free(*rootdir);
+	*rootdir = NULL;
+	return cfd;
+}
+
 static struct symfile *file_symfile(struct symbolizer *s, uint32_t pid, const char *filename)
 {
 	char *path = s->opts.live ? xasprintf("/proc/%u/root%s", pid, filename) : xstrdup(filename);
@@ -302,15 +396,10 @@ static struct symfile *file_symfile(struct symbolizer *s, uint32_t pid, const ch
 		return pe->sf;
 	}
 	struct symfile *sf = &s->missing;
-	/* Inside the target's root, symlinks there resolve as the target sees them (a
-	 * container's absolute link to /usr/lib/... never lands on the host's file); only a
-	 * regular file is opened. */
-	char *rootdir = s->opts.live	? xstrndup(path, strlen(path) - strlen(filename))
-			: s->opts.symfs ? xstrdup(s->opts.symfs)
-					: NULL;
-	int fd = open_file_in_root(rootdir, filename);
-	if (fd < 0 && s->opts.live && (errno == ENOENT || errno == ESRCH))
-		fd = open_file_in_root(NULL, filename); /* the process is gone */
+	char *rootdir;
+	bool own;
+	int fd = open_mapped_file(s, s->opts.live ? pid : 0, filename, &rootdir, &own);
+	fd = recorded_build(s, fd, filename, &rootdir, own);
 	struct stat st;
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
 		for (size_t i = 0; i < s->nfiles; i++) {
@@ -324,7 +413,7 @@ static struct symfile *file_symfile(struct symbolizer *s, uint32_t pid, const ch
 			sf->cls = SF_FILE;
 			sf->dev = st.st_dev;
 			sf->ino = st.st_ino;
-			sf->dso = dso_new_fd(fd, rootdir ? rootdir : "", filename);
+			sf->dso = dso_new_fd(fd, rootdir ? rootdir : "", filename, s->symcache);
 			grow_array((void **)&s->files, &s->files_cap, s->nfiles + 1,
 				   sizeof(*s->files));
 			s->files[s->nfiles++] = sf;
@@ -340,6 +429,63 @@ static struct symfile *file_symfile(struct symbolizer *s, uint32_t pid, const ch
 	pe->sf = sf;
 	s->npaths++;
 	return sf;
+}
+
+/* Whether a recorded file's name is one to look for symbols of: an ELF file by path. */
+static bool fetchable_name(const char *path)
+{
+	size_t l = strlen(path);
+	return path[0] == '/' && !str_startswith(path, "/memfd:") &&
+	       !str_endswith(path, " (deleted)") && !(l > 4 && !strcasecmp(path + l - 4, ".dll")) &&
+	       strcmp(path, "//anon");
+}
+
+void symbolizer_prepare(struct symbolizer *s, const struct symbolizer_file *files, size_t n,
+			const struct symsrv_opts *o, double default_timeout_s)
+{
+	struct symsrv_file *want = xcalloc(n + 1, sizeof(*want));
+	size_t nwant = 0;
+	s->recorded = xcalloc(n + 1, sizeof(*s->recorded));
+	for (size_t i = 0; i < n; i++) {
+		const struct symbolizer_file *f = &files[i];
+		if (!f->build_id_size || f->build_id_size > BUILDID_MAX || !fetchable_name(f->path))
+			continue;
+		struct recorded_file *r = &s->recorded[s->nrecorded++];
+		r->path = xstrdup(f->path);
+		memcpy(r->id, f->build_id, f->build_id_size);
+		r->size = (uint8_t)f->build_id_size;
+
+		struct symsrv_file *w = &want[nwant];
+		memset(w, 0, sizeof(*w));
+		w->path = r->path;
+		memcpy(w->build_id, r->id, r->size);
+		w->build_id_size = r->size;
+		char *rootdir;
+		bool own;
+		int fd = open_mapped_file(s, s->opts.live ? f->pid : 0, f->path, &rootdir, &own);
+		struct dso_probe pr;
+		bool here = fd >= 0 && dso_probe(fd, rootdir ? rootdir : "", f->path, &pr) == 0;
+		if (here && !own && !same_id(pr.build_id, pr.build_id_size, r->id, r->size))
+			here = false; /* another build of it */
+		if (fd >= 0)
+			close(fd);
+		free(rootdir);
+		if (here && pr.has_symbols)
+			continue;
+		char *bin =
+		    here ? NULL
+			 : symcache_find(s->symcache, SYMFILE_BINARY, f->path, r->id, r->size);
+		char *dbg = symcache_find(s->symcache, SYMFILE_DEBUG, f->path, r->id, r->size);
+		w->need_binary = !here && !bin;
+		w->need_debug = !dbg;
+		free(bin);
+		free(dbg);
+		nwant += w->need_binary || w->need_debug;
+	}
+	qsort(s->recorded, s->nrecorded, sizeof(*s->recorded), cmp_recorded);
+	if (nwant && o)
+		symsrv_fetch(o, default_timeout_s, s->symcache, want, nwant);
+	free(want);
 }
 
 static bool is_anon_name(const char *n)

@@ -13,6 +13,7 @@
 #define PC_SYMBOLS_H
 
 #include "machine.h"
+#include "symsrv.h"
 
 struct symbolizer;
 
@@ -22,6 +23,7 @@ struct symbolizer_opts {
 	bool live;		   /* processes may still run: look through /proc/<pid>/root */
 	const char *symfs;	   /* not live: ELF files are looked up under this directory
 				      instead of / (perf's --symfs); NULL: at their paths */
+	const char *symbol_cache;  /* symcache.h's directory; NULL: its default */
 };
 
 enum frame_kind { FRAME_UNKNOWN, FRAME_KERNEL, FRAME_NATIVE, FRAME_JIT };
@@ -49,6 +51,21 @@ struct frame {
 struct symbolizer *symbolizer_new(const struct symbolizer_opts *o);
 void symbolizer_free(struct symbolizer *s);
 struct machine *symbolizer_machine(struct symbolizer *s);
+
+/* The ELF files the recording's build-id table lists (the files samples hit), given before
+ * the pass.  A file found elsewhere than in its process's own root (merge on another
+ * machine, a process gone) is used only when its build-id is the recorded one; else the
+ * binary with that build-id from the symbol cache, if any.  With o (NULL: nothing fetched),
+ * what has no symbols here and is not cached yet is fetched from symbol servers
+ * (symsrv.h), by default_timeout_s unless o says otherwise. */
+struct symbolizer_file {
+	const char *path;
+	const uint8_t *build_id;
+	size_t build_id_size;
+	uint32_t pid; /* live: a process whose root holds it; 0: none known (the host's) */
+};
+void symbolizer_prepare(struct symbolizer *s, const struct symbolizer_file *files, size_t n,
+			const struct symsrv_opts *o, double default_timeout_s);
 
 /* Feed every non-sample record in stream order (delegates to machine_process). */
 void symbolizer_process(struct symbolizer *s, const struct perfdata_record *rec);
