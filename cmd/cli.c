@@ -92,6 +92,12 @@ static int set_value(const char *cmd, const struct cli_opt *o, const char *val)
 		if (parse_size(val, (uint64_t *)o->dest) < 0)
 			break;
 		return 0;
+	case CLI_LIST: {
+		struct cli_list *l = o->dest;
+		grow_array((void **)&l->items, &l->cap, l->n + 1, sizeof(*l->items));
+		l->items[l->n++] = val;
+		return 0;
+	}
 	case CLI_DOUBLE: {
 		char *end;
 		errno = 0;
@@ -174,4 +180,35 @@ void cli_print_options(FILE *f, const struct cli_opt *opts)
 				 o->arg ? o->arg : "");
 		fprintf(f, "  %-26s %s\n", left, o->help);
 	}
+}
+
+int cli_symbols_opts(const char *cmd, struct cli_symbols *sc, struct symsrv_opts *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < sc->servers.n; i++) {
+		const char *u = sc->servers.items[i];
+		if (strncasecmp(u, "http://", 7) && strncasecmp(u, "https://", 8)) {
+			fprintf(stderr,
+				"perfcollect-c %s: -symbolserver %s: give an http:// or https:// "
+				"URL (e.g. https://msdl.microsoft.com/download/symbols)\n",
+				cmd, u);
+			return -1;
+		}
+	}
+	if (sc->timeout && symsrv_parse_timeout(sc->timeout, &out->timeout_s) < 0) {
+		fprintf(stderr, "perfcollect-c %s: -symboltimeout: %s\n", cmd, pc_strerror());
+		return -1;
+	}
+	if (sc->off && sc->servers.n) {
+		fprintf(stderr,
+			"perfcollect-c %s: -nosymbolserver asks no server; it does not go "
+			"with -symbolserver\n",
+			cmd);
+		return -1;
+	}
+	out->servers = sc->servers.items;
+	out->nservers = sc->servers.n;
+	out->off = sc->off;
+	out->cache_dir = sc->cache;
+	return 0;
 }

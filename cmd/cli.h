@@ -5,14 +5,22 @@
 #define PC_CLI_H
 
 #include "base/util.h"
+#include "symbols/symsrv.h"
 
-enum cli_kind { CLI_FLAG, CLI_INT, CLI_STR, CLI_SIZE, CLI_DOUBLE };
+enum cli_kind { CLI_FLAG, CLI_INT, CLI_STR, CLI_SIZE, CLI_DOUBLE, CLI_LIST };
+
+/* A CLI_LIST option's values, every one given, in order (the strings are argv's; free
+ * items). */
+struct cli_list {
+	const char **items;
+	size_t n, cap;
+};
 
 struct cli_opt {
 	const char *name; /* long name without dashes, e.g. "collectsec" */
 	char short_name;  /* e.g. 'o', or 0 */
 	enum cli_kind kind;
-	void *dest;	 /* bool*, long*, const char**, uint64_t*, double* */
+	void *dest;	 /* bool*, long*, const char**, uint64_t*, double*, struct cli_list* */
 	const char *arg; /* value placeholder for --help, e.g. "N" */
 	const char *help;
 };
@@ -22,5 +30,27 @@ struct cli_opt {
 int cli_parse(const char *cmd, const struct cli_opt *opts, int argc, char **argv, const char **pos,
 	      int max_pos, int *npos, bool *help);
 void cli_print_options(FILE *f, const struct cli_opt *opts);
+
+/* The symbol server options of collect and merge (symbols/symsrv.h), as written on the
+ * command line; cli_symbols_opts() checks them into a symsrv_opts (which points into sc). */
+struct cli_symbols {
+	struct cli_list servers;
+	bool off;
+	const char *cache, *timeout;
+};
+/* clang-format off */
+#define CLI_SYMBOL_OPTS(sc, default_timeout)                                                  \
+	{"symbolserver", 0, CLI_LIST, &(sc)->servers, "URL",                                  \
+	 "also ask this symbol server (SSQP, Microsoft's layout) for stripped files' "       \
+	 "symbols; repeatable"},                                                              \
+	{"nosymbolserver", 0, CLI_FLAG, &(sc)->off, NULL,                                     \
+	 "ask no symbol server (Microsoft's for the .NET runtime, DEBUGINFOD_URLS'); cached " \
+	 "symbol files are still used"},                                                      \
+	{"symbolcache", 0, CLI_STR, &(sc)->cache, "DIR",                                      \
+	 "keep fetched symbol files in DIR (default $XDG_CACHE_HOME/perfcollect-c/symbols)"}, \
+	{"symboltimeout", 0, CLI_STR, &(sc)->timeout, "SEC",                                  \
+	 "time for fetching symbols, all files together (default " default_timeout " s)"}
+/* clang-format on */
+int cli_symbols_opts(const char *cmd, struct cli_symbols *sc, struct symsrv_opts *out);
 
 #endif

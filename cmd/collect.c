@@ -55,7 +55,7 @@ static int parse_buffersize(const char *s, uint64_t *bytes)
 	return 0;
 }
 
-static int collect_command(const char *cmd, int argc, char **argv)
+static int collect_command(const char *cmd, int argc, char **argv, struct cli_symbols *sym)
 {
 	struct collect_opts o = {.pid = -1};
 	const char *outdir = NULL, *buffersize = NULL, *format = NULL;
@@ -104,12 +104,16 @@ static int collect_command(const char *cmd, int argc, char **argv)
 	    {"nolttng", 0, CLI_FLAG, &nolttng, NULL,
 	     "no .NET runtime events (perfcollect took them from LTTng)"},
 	    {"noperf", 0, CLI_FLAG, &noperf, NULL, "no CPU samples: .NET runtime events only"},
+	    CLI_SYMBOL_OPTS(sym, "5"),
 	    {NULL, 0, 0, NULL, NULL, NULL},
 	};
 	const char *pos[1];
 	int npos;
 	bool help;
-	if (cli_parse(cmd, opts, argc, argv, pos, 1, &npos, &help) < 0)
+	int prc = cli_parse(cmd, opts, argc, argv, pos, 1, &npos, &help);
+	if (prc == 0 && !help && cli_symbols_opts(cmd, sym, &o.symsrv) < 0)
+		prc = -1;
+	if (prc < 0)
 		return 2;
 	if (help) {
 		usage(stdout, cmd, opts);
@@ -222,12 +226,18 @@ static int collect_command(const char *cmd, int argc, char **argv)
 
 int cmd_collect(int argc, char **argv)
 {
-	return collect_command("collect", argc, argv);
+	struct cli_symbols sym = {0};
+	int rc = collect_command("collect", argc, argv, &sym);
+	free(sym.servers.items);
+	return rc;
 }
 
 int cmd_start(int argc, char **argv)
 {
-	return collect_command("start", argc, argv);
+	struct cli_symbols sym = {0};
+	int rc = collect_command("start", argc, argv, &sym);
+	free(sym.servers.items);
+	return rc;
 }
 
 int cmd_stop(int argc, char **argv)

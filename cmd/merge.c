@@ -23,9 +23,20 @@
 #include <string.h>
 #include <sys/stat.h>
 
+static int merge(int argc, char **argv, struct cli_symbols *sym);
+
 int cmd_merge(int argc, char **argv)
 {
+	struct cli_symbols sym = {0};
+	int rc = merge(argc, argv, &sym);
+	free(sym.servers.items);
+	return rc;
+}
+
+static int merge(int argc, char **argv, struct cli_symbols *sym)
+{
 	const char *out = NULL, *format_name = NULL;
+	struct symsrv_opts symsrv;
 	const struct cli_opt opts[] = {
 	    {"o", 0, CLI_STR, &out, "FILE",
 	     "the archive to write (default <name>.trace.zip); the .nettrace goes beside it "
@@ -33,6 +44,7 @@ int cmd_merge(int argc, char **argv)
 	    {"format", 0, CLI_STR, &format_name, "FMT",
 	     "perfcollect (the trace.zip), nettrace (<name>.nettrace beside it: one file for "
 	     "PerfView) or both (default)"},
+	    CLI_SYMBOL_OPTS(sym, "60"),
 	    {0},
 	};
 	const char *pos[1];
@@ -40,13 +52,18 @@ int cmd_merge(int argc, char **argv)
 	bool help;
 	if (cli_parse("merge", opts, argc, argv, pos, 1, &npos, &help) < 0)
 		return 2;
+	if (!help && cli_symbols_opts("merge", sym, &symsrv) < 0)
+		return 2;
 	if (help) {
 		printf(
 		    "usage: perfcollect-c merge <perf.data | name.trace | name.trace.zip> "
 		    "[-o out.trace.zip]\n\n"
 		    "Symbolizes perf.data into perf.data.txt (the text of perf script) and packs\n"
 		    "it with perf.data, the JIT maps and perfcollect.log; the same pass writes\n"
-		    "<name>.nettrace beside it (see -format).\n\noptions:\n");
+		    "<name>.nettrace beside it (see -format).  A trace.zip collected where no\n"
+		    "symbol server was reachable is named here: stripped files' symbols (and\n"
+		    "binaries this machine lacks) are fetched by the build-ids perf.data keeps.\n"
+		    "\noptions:\n");
 		cli_print_options(stdout, opts);
 		return 0;
 	}
@@ -127,6 +144,8 @@ int cmd_merge(int argc, char **argv)
 	    .all_or_nothing = true,
 	    .format = format,
 	    .nettrace_path = nettrace,
+	    .symsrv = &symsrv,
+	    .symsrv_timeout_s = SYMSRV_MERGE_TIMEOUT_S,
 	};
 	struct postprocess_stats st;
 	struct stat before, after;

@@ -640,6 +640,7 @@ int cmd_view(int argc, char **argv)
 			(unsigned long long)st.truncated_stacks, STACKFILE_MAX_FRAMES);
 	for (size_t i = 0; i < v->nrt_warnings; i++)
 		fprintf(stderr, "perfcollect-c view: warning: %s\n", v->rt_warnings[i]);
+	view_print_unnamed(v, pos[0], stderr);
 	struct runtime_report_opts rto = {.pid = vo.pid, .top = (size_t)vo.top};
 	bool rt = v->rt && runtime_report_processes(v->rt);
 	if (vo.runtime || (rt && !v->has_perf_text && !vo.flamegraph && !vo.folded)) {

@@ -48,9 +48,11 @@
 
 struct build_id_ctx {
 	struct collector *c;
-	/* DSOs whose build-id is taken (or was tried), by name */
+	/* DSOs whose build-id is taken (or was tried), by name, and the process whose
+	 * root they were read in (post-processing looks there for their symbols) */
 	char **seen;
-	size_t nseen, cap;
+	uint32_t *pids;
+	size_t nseen, cap, pids_cap;
 };
 
 /* A process that exited: forgotten once no sample of it can still be in a ring. */
@@ -280,12 +282,14 @@ static int on_pass(void *arg)
 	return 0;
 }
 
-static bool seen_before(struct build_id_ctx *b, const char *name)
+static bool seen_before(struct build_id_ctx *b, const char *name, uint32_t pid)
 {
 	for (size_t i = 0; i < b->nseen; i++)
 		if (!strcmp(b->seen[i], name))
 			return true;
 	grow_array((void **)&b->seen, &b->cap, b->nseen + 1, sizeof(*b->seen));
+	grow_array((void **)&b->pids, &b->pids_cap, b->nseen + 1, sizeof(*b->pids));
+	b->pids[b->nseen] = pid;
 	b->seen[b->nseen++] = xstrdup(name);
 	return false;
 }
@@ -336,7 +340,7 @@ static void add_build_id(void *arg, uint32_t pid, bool kernel, const struct map 
 	/* perf keeps one entry per DSO and names the kernel "[kernel.kallsyms]". */
 	const char *entry =
 	    kernel && str_startswith(name, "[kernel.kallsyms]") ? "[kernel.kallsyms]" : name;
-	if (seen_before(b, entry))
+	if (seen_before(b, entry, kernel ? 0 : pid))
 		return;
 	struct perfdata_build_id bid = {.pid = -1, .kernel = kernel, .filename = entry};
 	if (map->build_id_size) {
@@ -546,6 +550,7 @@ static void collector_free(struct collector *c)
 	for (size_t i = 0; i < c->bids.nseen; i++)
 		free(c->bids.seen[i]);
 	free(c->bids.seen);
+	free(c->bids.pids);
 	free(c->exited);
 }
 
@@ -734,6 +739,11 @@ int collect_run(const struct collect_opts *o)
 	const char *output = o->format == FORMAT_NETTRACE ? nettrace : c.zip_path;
 	log_say("Writing %s ...", output);
 	bool hurried = hurry_postprocessing();
+	/* The files samples hit, each in the root of a process that mapped it: their symbols
+	 * are looked for there, and fetched by the build-id read there. */
+	struct symbolizer_file *roots = xcalloc(c.bids.nseen + 1, sizeof(*roots));
+	for (size_t i = 0; i < c.bids.nseen; i++)
+		roots[i] = (struct symbolizer_file){.path = c.bids.seen[i], .pid = c.bids.pids[i]};
 	struct postprocess_opts ppo = {
 	    .trace_dir = c.trace_dir,
 	    .name = o->name,
@@ -741,10 +751,15 @@ int collect_run(const struct collect_opts *o)
 	    .live = true,
 	    .format = o->format,
 	    .nettrace_path = nettrace,
+	    .symsrv = &o->symsrv,
+	    .symsrv_timeout_s = SYMSRV_DEFAULT_TIMEOUT_S,
+	    .roots = roots,
+	    .nroots = c.bids.nseen,
 	};
 	struct postprocess_stats pst;
 	memset(&pst, 0, sizeof(pst));
 	int pp_rc = postprocess_run(&ppo, &pst);
+	free(roots);
 	if (hurried)
 		setpriority(PRIO_PROCESS, 0, 0);
 	if (pp_rc < 0 || access(output, F_OK) < 0) {

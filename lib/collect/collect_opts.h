@@ -23,6 +23,7 @@ struct collect_opts {
 	 * holds only the processes' side-band records). */
 	bool no_cpu_samples;
 	enum output_format format; /* the trace.zip, <name>.nettrace, or both */
+	struct symsrv_opts symsrv; /* symbol servers for post-processing */
 	int argc;		   /* the command line, for perf.data's cmdline and the log */
 	char **argv;
 	/* Lines about accepted options that do not apply (e.g. "-gconly: ..."), said on

@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "base/outfile.h"
 #include "perfdata/perfdata_read.h"
+#include "perfdata/perfdata_write.h"
 #include "perfdata/sched_switch.h"
 #include "postprocess_jit.h"
 #include "postprocess_nettrace.h"
@@ -318,6 +319,29 @@ static struct archive_writer *start_archive(const struct postprocess_opts *o, FI
 	return w;
 }
 
+/* The files of perf.data's build-id table to the symbolizer, which fetches what lacks
+ * symbols (symbolizer_prepare()). */
+static void prepare_symbols(const struct postprocess_opts *o, struct pass *p)
+{
+	size_t nb = 0;
+	const struct perfdata_build_id *ids = perfdata_reader_build_ids(p->reader, &nb);
+	struct symbolizer_file *files = xcalloc(nb + 1, sizeof(*files));
+	size_t n = 0;
+	for (size_t i = 0; i < nb; i++) {
+		if (ids[i].kernel || !ids[i].filename)
+			continue;
+		struct symbolizer_file *f = &files[n++];
+		f->path = ids[i].filename;
+		f->build_id = ids[i].id;
+		f->build_id_size = ids[i].size;
+		for (size_t r = 0; r < o->nroots && !f->pid; r++)
+			if (!strcmp(o->roots[r].path, f->path))
+				f->pid = o->roots[r].pid;
+	}
+	symbolizer_prepare(p->sym, files, n, o->symsrv, o->symsrv_timeout_s);
+	free(files);
+}
+
 /* Symbolize perf.data into perf.data.txt: into the archive *w when it could be started,
  * else out_dir/perf.data.txt.  Returns -1 when perf.data cannot be opened at all or
  * perf.data.txt cannot be written; *txt says whether it exists. */
@@ -337,7 +361,10 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 	p.evsel_samples = xcalloc(p.nr_evsels + 1, sizeof(*p.evsel_samples));
 	log_header(&p);
 	p.tf = trace_fields_new(p.reader, o->perf_data);
-	struct symbolizer_opts so = {.side_dir = o->trace_dir, .live = o->live, .symfs = o->symfs};
+	struct symbolizer_opts so = {.side_dir = o->trace_dir,
+				     .live = o->live,
+				     .symfs = o->symfs,
+				     .symbol_cache = o->symsrv ? o->symsrv->cache_dir : NULL};
 	p.sym = symbolizer_new(&so);
 	int ret = -1;
 	bool zip = o->format != FORMAT_NETTRACE;
@@ -358,6 +385,8 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 		if (fd >= 0 && !(out = fdopen(fd, "w")))
 			close(fd);
 	}
+	if (p.sym) /* while the archive's threads compress perf.data */
+		prepare_symbols(o, &p);
 	if (!p.sym) {
 		log_warn("cannot symbolize: %s", pc_strerror());
 	} else if (zip && !out) {

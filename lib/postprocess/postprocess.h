@@ -16,6 +16,7 @@
 #define PC_POSTPROCESS_H
 
 #include "base/util.h"
+#include "symbols/symbols.h"
 
 /* What to write: perfcollect's archive, the NetTrace, or both (the default). */
 enum output_format { FORMAT_BOTH, FORMAT_PERFCOLLECT, FORMAT_NETTRACE };
@@ -39,6 +40,13 @@ struct postprocess_opts {
 	bool all_or_nothing;   /* no archive at all when perf.data cannot be read or
 				  perf.data.txt cannot be written (merge); else the archive
 				  keeps what there is (collect: never lose a recording) */
+	/* Symbols from symbol servers for the files perf.data's build-id table lists
+	 * (symbols.h: symbolizer_prepare()), before the pass: */
+	const struct symsrv_opts *symsrv;    /* NULL: nothing fetched (caches still read) */
+	double symsrv_timeout_s;	     /* the deadline when symsrv gives none */
+	const struct symbolizer_file *roots; /* live: a process whose root holds each file
+						(path, pid); others are looked for on the host */
+	size_t nroots;
 };
 
 struct postprocess_stats {
