@@ -104,6 +104,7 @@ static int on_sample(const struct stack_sample *s, void *arg)
 		const struct stack_frame *f = &s->frames[i];
 		v->path[n++] =
 		    functable_intern_frame(v->ft, *f->sym ? f->sym : "[unknown]", f->dso, f->ip);
+		unnamed_frame(v->unnamed, f->sym, f->dso);
 	}
 	calltree_add(e->tree, v->path, n, sample_weight(s));
 	e->samples++;
@@ -163,6 +164,7 @@ void view_free(struct view *v)
 	free(v->path);
 	free(v->cpu_bits);
 	offcpu_free(v->oc);
+	unnamed_free(v->unnamed);
 	calltree_free(v->offcpu_tree);
 	runtime_report_free(v->rt);
 	for (size_t i = 0; i < v->nrt_warnings; i++)
@@ -393,6 +395,7 @@ struct view *view_new(long pid, long tid, const char *processfilter)
 	v->tid = tid;
 	v->offcpu_tree = calltree_new(v->ft);
 	v->oc = offcpu_new(v->offcpu_tree);
+	v->unnamed = unnamed_new();
 	v->rec.logged_cpus = v->rec.logged_hz = -1;
 	v->rec.lost = -1;
 	if (processfilter) {
@@ -513,4 +516,12 @@ void view_free_build_ids(struct pprof_build_id *ids, size_t n)
 		free((char *)ids[i].hex);
 	}
 	free(ids);
+}
+
+void view_print_unnamed(const struct view *v, const char *input, FILE *f)
+{
+	size_t n = 0;
+	struct pprof_build_id *ids = view_read_build_ids(input, &n);
+	unnamed_print(v->unnamed, ids, n, input, f);
+	view_free_build_ids(ids, n);
 }

@@ -14,6 +14,7 @@
 #include "pprof.h"
 #include "runtime_report.h"
 #include "stackfile.h"
+#include "unnamed.h"
 
 struct event_tree {
 	char *name;
@@ -54,7 +55,8 @@ struct view {
 	struct runtime_report *rt; /* the .NET runtime events read, or NULL */
 	char **rt_warnings;	   /* what could not be read of them, one line each */
 	size_t nrt_warnings;
-	bool has_perf_text; /* the input had perf script text (a .nettrace has none) */
+	bool has_perf_text;	 /* the input had perf script text (a .nettrace has none) */
+	struct unnamed *unnamed; /* frames left unnamed in stripped files (samples kept) */
 };
 
 /* pid, tid: -1 for any; processfilter: comma-separated command names, or NULL. */
@@ -70,6 +72,9 @@ struct event_tree *view_choose_event(struct view *v, const char *want, bool any_
  * when there is none.  Free with view_free_build_ids(). */
 struct pprof_build_id *view_read_build_ids(const char *input, size_t *n);
 void view_free_build_ids(struct pprof_build_id *ids, size_t n);
+/* One line on f for the frames left unnamed in files without symbols, with their build-ids
+ * (unnamed.h); nothing when there are none. */
+void view_print_unnamed(const struct view *v, const char *input, FILE *f);
 /* "name (count), ..." of every event but except. */
 void view_list_events(FILE *f, const struct view *v, const struct event_tree *except);
 
