@@ -257,4 +257,19 @@ print(open("/proc/self/maps").read(), end="")
 shutil.rmtree(d)
 EOF
 ln -sfn nettrace_read "$out/postprocess_nettrace"
+
+# --- dso: ELF files as a symbol server sends them: the test library stripped with its debug
+# file (the harness's pair, [u32 size][bytes] each), the debug file alone, the unstripped
+# library ---
+mkdir -p "$out/dso"
+cp "$src/build/tests/workloads/libsymlib.so" lib.so
+objcopy --only-keep-debug lib.so lib.debug
+strip --strip-all lib.so
+python3 - "$out/dso/libsymlib_stripped_and_debug" <<'EOF'
+import struct, sys
+rt, dbg = open("lib.so", "rb").read(), open("lib.debug", "rb").read()
+open(sys.argv[1], "wb").write(struct.pack("<I", len(rt)) + rt + struct.pack("<I", len(dbg)) + dbg)
+EOF
+cp lib.debug "$out/dso/libsymlib_debug_only"
+cp "$src/build/tests/workloads/libsymlib.so" "$out/dso/libsymlib_unstripped"
 echo "seeds in $out"

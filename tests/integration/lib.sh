@@ -19,6 +19,13 @@ need_root() { [ "$(id -u)" = 0 ] || skip "needs root for perf_event_open"; }
 need_perf() { command -v perf >/dev/null || skip "Debian linux-perf (perf) is not installed"; }
 need_cmd() { command -v "$1" >/dev/null || skip "$1 is not installed"; }
 
+# Symbol servers (lib/symbols/symsrv.h): tests reach only the servers they start on
+# 127.0.0.1, never Microsoft's (its default for the .NET runtime's files is turned off here)
+# nor the machine's DEBUGINFOD_URLS, and never through a proxy.
+export PERFCOLLECT_C_MS_SYMBOL_SERVER=
+unset DEBUGINFOD_URLS
+export no_proxy=127.0.0.1,localhost NO_PROXY=127.0.0.1,localhost
+
 # A scratch directory removed at exit.
 T=$(mktemp -d /tmp/pctest.XXXXXX)
 cleanup_hooks=()
@@ -109,4 +116,30 @@ start_hot() {
 	"$WORKLOADS/hot" "$1" &
 	hot=$!
 	cleanup_hooks+=("kill $hot 2>/dev/null")
+}
+
+# start_symbol_server NAME MODE [ARG]: tests/integration/symsrv/server.py MODE on 127.0.0.1
+# (debuginfod's layout, or a faulty server: see its usage), each request path logged to
+# NAME.log; sets srv_port and srv_pid, stopped at exit.
+start_symbol_server() {
+	local name=$1; shift
+	rm -f "$name.port"
+	: >"$name.log"
+	python3 "$TEST_SRCDIR/integration/symsrv/server.py" "$1" "$PWD/$name.port" "$PWD/$name.log" "${@:2}" \
+		2>"$name.err" &
+	srv_pid=$!
+	cleanup_hooks+=("kill $srv_pid 2>/dev/null; wait $srv_pid 2>/dev/null")
+	wait_until 20 test -s "$name.port" || fail "$name: the symbol server did not start: $(cat "$name.err")"
+	srv_port=$(cat "$name.port")
+}
+
+# start_ssqp_server NAME DIR: python3 -m http.server over DIR (laid out by SSQP keys) on
+# 127.0.0.1, its log (one line per request) in NAME.log; sets srv_port and srv_pid.
+start_ssqp_server() {
+	local name=$1 dir=$2
+	python3 -u -m http.server --bind 127.0.0.1 --directory "$dir" 0 >"$name.out" 2>"$name.log" &
+	srv_pid=$!
+	cleanup_hooks+=("kill $srv_pid 2>/dev/null; wait $srv_pid 2>/dev/null")
+	wait_until 20 grep -q "port [0-9]" "$name.out" || fail "$name: http.server did not start"
+	srv_port=$(sed -nE 's/.* port ([0-9]+) .*/\1/p' "$name.out" | head -1)
 }
