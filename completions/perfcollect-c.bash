@@ -46,11 +46,11 @@ _perfcollect_c()
 		return
 	fi
 	local cmd=${words[1]} opts=""
-	local collect_opts="-pid -collectsec -freq -F -buffersize -threadtime -offcpu -hwevents -system -o -outdir -format -nodotnetipc -nodotnetevents -events -rawevents -providers -gccollectonly -gconly -gcwithheap -nolttng -noperf -help"
+	local collect_opts="-pid -collectsec -freq -F -buffersize -threadtime -offcpu -hwevents -system -o -outdir -format -nodotnetipc -nodotnetevents -events -rawevents -providers -gccollectonly -gconly -gcwithheap -nolttng -noperf -symbolserver -nosymbolserver -symbolcache -symboltimeout -help"
 	case $cmd in
 	collect | start) opts=$collect_opts ;;
 	stop) opts="-o -outdir -help" ;;
-	merge) opts="-o -format -help" ;;
+	merge) opts="-o -format -symbolserver -nosymbolserver -symbolcache -symboltimeout -help" ;;
 	view) opts="-graphtype -processfilter -pid -tid -event -offcpu -runtime -format -o -output -flamegraph -folded -diff -title -width -top -percent-limit -viewer -perfopt -help" ;;
 	log) opts="-tail -help" ;;
 	ls | cat | livetrace) opts="-help" ;;
@@ -83,6 +83,9 @@ _perfcollect_c()
 		collect | start | merge) COMPREPLY=($(compgen -W "perfcollect nettrace both" -- "$cur")) ;;
 		esac
 		return ;;
+	symbolcache)
+		_perfcollect_c_dirs
+		return ;;
 	o | outdir | output)
 		# collect, start and stop take a directory; the others write a file.
 		case $cmd in
@@ -96,7 +99,7 @@ _perfcollect_c()
 	diff)
 		_perfcollect_c_files '@(trace.zip|nettrace)'
 		return ;;
-	collectsec | freq | F | buffersize | tail | top | percent-limit | processfilter | module | events | rawevents | providers | event | title | width | perfopt)
+	collectsec | freq | F | buffersize | tail | top | percent-limit | processfilter | module | events | rawevents | providers | event | title | width | perfopt | symbolserver | symboltimeout)
 		return ;;
 	esac
 
@@ -118,7 +121,8 @@ _perfcollect_c()
 			--processfilter | -event | --event | -format | --format | -flamegraph | \
 			--flamegraph | -folded | --folded | -diff | --diff | -title | --title | -width | \
 			--width | -top | --top | -percent-limit | --percent-limit | -viewer | --viewer | \
-			-perfopt | --perfopt | -tail | --tail | -module | --module | -zip | --zip | -state | --state)
+			-perfopt | --perfopt | -tail | --tail | -module | --module | -zip | --zip | -state | --state | \
+			-symbolserver | --symbolserver | -symbolcache | --symbolcache | -symboltimeout | --symboltimeout)
 			((i++)) ;;
 		-*) ;;
 		*) ((npos++)) ;;

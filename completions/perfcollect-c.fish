@@ -67,6 +67,12 @@ complete -c perfcollect-c -n $c -o gconly -l gconly -d '.NET GC, JIT, loader; no
 complete -c perfcollect-c -n $c -o gcwithheap -l gcwithheap -d '.NET GC with heap; no CPU samples'
 complete -c perfcollect-c -n $c -o nolttng -l nolttng -d 'no .NET runtime events'
 complete -c perfcollect-c -n $c -o noperf -l noperf -d 'no CPU samples'
+# collect, start, merge: symbol servers
+set -l sy "__fish_seen_subcommand_from collect start merge"
+complete -c perfcollect-c -n $sy -o symbolserver -l symbolserver -x -d 'also ask this SSQP symbol server'
+complete -c perfcollect-c -n $sy -o nosymbolserver -l nosymbolserver -d 'ask no symbol server'
+complete -c perfcollect-c -n $sy -o symbolcache -l symbolcache -x -a '(__fish_complete_directories)' -d 'symbol cache directory'
+complete -c perfcollect-c -n $sy -o symboltimeout -l symboltimeout -x -d 'seconds for fetching symbols'
 # stop
 complete -c perfcollect-c -n "__fish_seen_subcommand_from stop" -a '(__perfcollect_c_states)'
 complete -c perfcollect-c -n "__fish_seen_subcommand_from stop" -o o -l o -x -a '(__fish_complete_directories)' -d 'directory start wrote to'
