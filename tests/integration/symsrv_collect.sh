@@ -6,8 +6,8 @@
 # debuginfod: a small server of its layout), and not without a server; then from the cache
 # with the server gone; -nosymbolserver asks nothing; a miss is asked once; a zip collected
 # without a server is named later by merge (perf.data.txt and the .nettrace), the binary
-# fetched too where the machine lacks it; view names the build-id of what stays unnamed; the
-# static binary fetches as well.
+# fetched too where the machine lacks it; view names the build-id of what stays unnamed; a
+# sidecar fetches by what it reads through /proc/<pid>/root; the static binary fetches too.
 source "$(dirname "$0")/lib.sh"
 need_root
 need_cmd python3
@@ -126,6 +126,30 @@ p=$(named away)
 check "merge without the binary: named in $p % of the library's samples" test "$p" -ge 80
 check "merge without the binary: the binary came from the server" grep -q "GET /libsymlib.so/elf-buildid-$id/libsymlib.so .* 200" quiet.log
 check "merge without the binary: the log says so" grep -q "the binary of build-id $id from" away.trace/perfcollect.log
+mv app.away app
+
+# A sidecar: the library sits in a directory only the app's mount namespace has (a tmpfs
+# there, empty here), so the collector reads it, its build-id and its lack of symbols
+# through /proc/<pid>/root: the debug file is fetched, the binary is not (it is there).
+need_cmd unshare
+mkdir ctr
+unshare --mount --propagation private sh -c \
+	'mount -t tmpfs none "$1" && cp "$2"/* "$1"/ && LD_LIBRARY_PATH=$1 exec "$1"/symlib_main 3' \
+	_ "$T/ctr" "$T/app" &
+ctr_app=$!
+wait_until 10 grep -q "$T/ctr/libsymlib.so" /proc/$ctr_app/maps || fail "the contained app did not start"
+check "the library is not there for the host" test ! -e ctr/libsymlib.so
+: >quiet.log
+"$PC" collect sidecar -pid $ctr_app -collectsec 2 -symbolserver "$quiet_url" -symbolcache "$T/cache-sidecar" >sidecar.out 2>&1 ||
+	fail "sidecar: $(cat sidecar.out)"
+wait $ctr_app
+extract sidecar
+p=$(named sidecar)
+check "sidecar: named in $p % of the library's samples" test "$p" -ge 80
+check "sidecar: its debug file was fetched by the build-id read in the app's root" \
+	grep -q "GET /_.debug/elf-buildid-sym-$id/_.debug .* 200" quiet.log
+check "sidecar: its binary was not asked for: $(grep elf-buildid- quiet.log | grep -v sym- | head -1)" \
+	bash -c "! grep elf-buildid- quiet.log | grep -qv sym-"
 
 # The static binary (scripts/build-static) fetches over http as well.
 BIN=$TEST_SRCDIR/../build-static/perfcollect-c
@@ -138,5 +162,4 @@ if [ -x "$BIN" ]; then
 else
 	echo "note: build-static/perfcollect-c is absent: the static binary's fetch is not tried"
 fi
-mv app.away app
 finish
