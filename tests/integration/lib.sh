@@ -137,7 +137,7 @@ start_symbol_server() {
 # 127.0.0.1, its log (one line per request) in NAME.log; sets srv_port and srv_pid.
 start_ssqp_server() {
 	local name=$1 dir=$2
-	python3 -u -m http.server --bind 127.0.0.1 --directory "$dir" 0 >"$name.out" 2>"$name.log" &
+	python3 -u -m http.server --bind 127.0.0.1 --directory "$dir" 0 >"$name.out" 2>>"$name.log" &
 	srv_pid=$!
 	cleanup_hooks+=("kill $srv_pid 2>/dev/null; wait $srv_pid 2>/dev/null")
 	wait_until 20 grep -q "port [0-9]" "$name.out" || fail "$name: http.server did not start"

@@ -134,14 +134,16 @@ mv app.away app
 need_cmd unshare
 mkdir ctr
 unshare --mount --propagation private sh -c \
-	'mount -t tmpfs none "$1" && cp "$2"/* "$1"/ && LD_LIBRARY_PATH=$1 exec "$1"/symlib_main 3' \
+	'mount -t tmpfs none "$1" && cp "$2"/* "$1"/ && LD_LIBRARY_PATH=$1 exec "$1"/symlib_main 20' \
 	_ "$T/ctr" "$T/app" &
 ctr_app=$!
+cleanup_hooks+=("kill $ctr_app 2>/dev/null")
 wait_until 10 grep -q "$T/ctr/libsymlib.so" /proc/$ctr_app/maps || fail "the contained app did not start"
 check "the library is not there for the host" test ! -e ctr/libsymlib.so
 : >quiet.log
 "$PC" collect sidecar -pid $ctr_app -collectsec 2 -symbolserver "$quiet_url" -symbolcache "$T/cache-sidecar" >sidecar.out 2>&1 ||
 	fail "sidecar: $(cat sidecar.out)"
+kill $ctr_app
 wait $ctr_app
 extract sidecar
 p=$(named sidecar)
