@@ -143,3 +143,19 @@ start_ssqp_server() {
 	wait_until 20 grep -q "port [0-9]" "$name.out" || fail "$name: http.server did not start"
 	srv_port=$(sed -nE 's/.* port ([0-9]+) .*/\1/p' "$name.out" | head -1)
 }
+
+# stripped_symlib: app/ holds the symbol server tests' program and its library stripped
+# (tests/workloads/symlib.c: static hot functions only a debug file names), libsymlib.debug
+# that debug file; sets symlib_id (the library's build-id).  Skips without what it needs.
+stripped_symlib() {
+	need_root
+	need_cmd python3
+	need_cmd objcopy
+	need_cmd readelf
+	need_cmd unzip
+	mkdir -p app
+	cp "$WORKLOADS/symlib_main" "$WORKLOADS/libsymlib.so" app/
+	objcopy --only-keep-debug app/libsymlib.so libsymlib.debug
+	strip --strip-all app/libsymlib.so
+	symlib_id=$(readelf -n app/libsymlib.so | awk '/Build ID/ {print $3}')
+}

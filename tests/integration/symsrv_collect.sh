@@ -9,17 +9,9 @@
 # fetched too where the machine lacks it; view names the build-id of what stays unnamed; a
 # sidecar fetches by what it reads through /proc/<pid>/root; the static binary fetches too.
 source "$(dirname "$0")/lib.sh"
-need_root
-need_cmd python3
-need_cmd objcopy
-need_cmd readelf
-need_cmd unzip
-
-mkdir app ssqp dinfo
-cp "$WORKLOADS/symlib_main" "$WORKLOADS/libsymlib.so" app/
-objcopy --only-keep-debug app/libsymlib.so libsymlib.debug
-strip --strip-all app/libsymlib.so
-id=$(readelf -n app/libsymlib.so | awk '/Build ID/ {print $3}')
+stripped_symlib
+id=$symlib_id
+mkdir ssqp dinfo
 check "the stripped library has a build-id ($id)" test ${#id} -eq 40
 check "its static functions are in its debug file only" \
 	bash -c "! readelf -s app/libsymlib.so | grep -q symlib_spin_inner && readelf -s libsymlib.debug | grep -q symlib_spin_inner"

@@ -7,16 +7,7 @@
 # wrong, keeps nothing of the answer in the cache, and its log says why the file stayed
 # unnamed.
 source "$(dirname "$0")/lib.sh"
-need_root
-need_cmd python3
-need_cmd objcopy
-need_cmd readelf
-need_cmd unzip
-
-mkdir app
-cp "$WORKLOADS/symlib_main" "$WORKLOADS/libsymlib.so" app/
-objcopy --only-keep-debug app/libsymlib.so libsymlib.debug
-strip --strip-all app/libsymlib.so
+stripped_symlib
 objcopy --only-keep-debug "$WORKLOADS/hot" other.debug
 head -c 100000 /dev/urandom >garbage.bin
 DEADLINE=3
