@@ -22,7 +22,7 @@ struct request {
 	http_done_fn done;
 	void *arg;
 	CURL *easy;
-	uint64_t bytes, started_ns;
+	uint64_t offset, bytes, started_ns;
 	bool too_big, refused;
 	char errbuf[CURL_ERROR_SIZE];
 };
@@ -93,7 +93,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct request *r = arg;
 	size_t n = size * nmemb;
-	if (r->bytes + n > r->b->lim.max_bytes) {
+	if (r->offset + r->bytes + n > r->b->lim.max_bytes) {
 		r->too_big = true;
 		return 0; /* CURLE_WRITE_ERROR ends the transfer */
 	}
@@ -105,12 +105,13 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
-void http_batch_add(struct http_batch *b, const char *url, http_sink_fn sink, http_done_fn done,
-		    void *arg)
+void http_batch_add(struct http_batch *b, const char *url, uint64_t offset, http_sink_fn sink,
+		    http_done_fn done, void *arg)
 {
 	struct request *r = xcalloc(1, sizeof(*r));
 	r->b = b;
 	r->url = xstrdup(url);
+	r->offset = offset;
 	r->sink = sink;
 	r->done = done;
 	r->arg = arg;
@@ -126,12 +127,29 @@ static void request_free(struct request *r)
 	free(r);
 }
 
+/* Whether the answer could be continued from where it stopped (see http_result). */
+static bool resumable(struct request *r)
+{
+	long status = 0;
+	curl_off_t len = -1;
+	curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(r->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &len);
+	if (len < 0)
+		return false;
+	if (status == 206)
+		return true;
+	struct curl_header *h = NULL;
+	return curl_easy_header(r->easy, "Accept-Ranges", 0, CURLH_HEADER, -1, &h) == CURLHE_OK &&
+	       h && h->value && strstr(h->value, "bytes");
+}
+
 /* Reports r's result and frees it. */
 static void finish(struct request *r, enum http_outcome outcome, long status, const char *fmt, ...)
     PC_PRINTF(4, 5);
 static void finish(struct request *r, enum http_outcome outcome, long status, const char *fmt, ...)
 {
 	struct http_result res = {.outcome = outcome, .status = status, .bytes = r->bytes};
+	res.resumable = r->easy && resumable(r);
 	res.seconds = r->started_ns ? (monotonic_ns() - r->started_ns) / 1e9 : 0;
 	va_list ap;
 	va_start(ap, fmt);
@@ -158,6 +176,10 @@ static bool start(struct http_batch *b, struct request *r)
 		finish(r, HTTP_FAILED, 0, "not an http:// or https:// URL");
 		return false;
 	}
+	if (r->offset >= b->lim.max_bytes) {
+		finish(r, HTTP_TOO_BIG, 0, "larger than %" PRIu64 " MiB", b->lim.max_bytes >> 20);
+		return false;
+	}
 	CURL *e = curl_easy_init();
 	if (!e) {
 		finish(r, HTTP_FAILED, 0, "libcurl: cannot start a transfer");
@@ -178,7 +200,9 @@ static bool start(struct http_batch *b, struct request *r)
 	curl_easy_setopt(e, CURLOPT_FAILONERROR, 1L);
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, left);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, left);
-	curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)b->lim.max_bytes);
+	curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)(b->lim.max_bytes - r->offset));
+	if (r->offset)
+		curl_easy_setopt(e, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)r->offset);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
 	const char *ca = ca_bundle(e);
@@ -229,8 +253,14 @@ static void completed(struct http_batch *b, struct request *r, CURLcode rc)
 			finish(r, HTTP_FAILED, status, "HTTP %ld", status);
 		return;
 	case CURLE_HTTP_RETURNED_ERROR:
-		finish(r, status >= 400 && status < 500 ? HTTP_NOT_FOUND : HTTP_FAILED, status,
-		       "HTTP %ld", status);
+		if (status == 416 && r->offset) /* nothing past what the caller has */
+			finish(r, HTTP_OK, status, "HTTP %ld", status);
+		else
+			finish(r, status >= 400 && status < 500 ? HTTP_NOT_FOUND : HTTP_FAILED,
+			       status, "HTTP %ld", status);
+		return;
+	case CURLE_RANGE_ERROR:
+		finish(r, HTTP_NO_RANGE, status, "cannot resume at byte %" PRIu64, r->offset);
 		return;
 	case CURLE_FILESIZE_EXCEEDED:
 		finish(r, HTTP_TOO_BIG, status, "larger than %" PRIu64 " MiB",

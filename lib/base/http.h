@@ -40,6 +40,7 @@ enum http_outcome {
 	HTTP_TOO_BIG,	  /* over max_bytes */
 	HTTP_REFUSED,	  /* the sink refused the body */
 	HTTP_TIMEOUT,	  /* the deadline came first (an answer had begun) */
+	HTTP_NO_RANGE,	  /* asked from an offset, the server can only send it all */
 };
 
 struct http_result {
@@ -47,7 +48,9 @@ struct http_result {
 	long status;	/* HTTP status, 0 when none came */
 	uint64_t bytes; /* of the body given to the sink */
 	double seconds;
-	char why[160]; /* for the log: curl's message, "HTTP 503" ... */
+	bool resumable; /* the server said how long the body is and that it sends ranges of it
+			   (Accept-Ranges: bytes, or it sent one): what came may be gone on with */
+	char why[160];	/* for the log: curl's message, "HTTP 503" ... */
 };
 
 /* Takes each piece of a 2xx body; false refuses the rest (HTTP_REFUSED). */
@@ -57,9 +60,12 @@ typedef void (*http_done_fn)(void *arg, const struct http_result *r);
 
 /* NULL with pc_err() when libcurl cannot be set up. */
 struct http_batch *http_batch_new(const struct http_limits *l);
-/* Queues a GET of url (http:// or https://; anything else is done at once as HTTP_FAILED). */
-void http_batch_add(struct http_batch *b, const char *url, http_sink_fn sink, http_done_fn done,
-		    void *arg);
+/* Queues a GET of url (http:// or https://; anything else is done at once as HTTP_FAILED),
+ * of its body from byte offset on (0: all of it; the rest of a download an earlier run
+ * began: max_bytes counts the offset, and a server with nothing past it (416) is HTTP_OK
+ * with no body). */
+void http_batch_add(struct http_batch *b, const char *url, uint64_t offset, http_sink_fn sink,
+		    http_done_fn done, void *arg);
 /* Runs every request, those added by done() callbacks too, until all are done or the
  * deadline passes (the rest then end as HTTP_TIMEOUT or HTTP_UNREACHABLE). */
 void http_batch_run(struct http_batch *b);

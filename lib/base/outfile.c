@@ -159,6 +159,36 @@ void outfile_abort(struct outfile *o)
 	outfile_free(o);
 }
 
+struct outfile *outfile_resume(const char *path, const char *tag, uint64_t *have)
+{
+	char *temp = xasprintf("%s.part%s", path, tag);
+	int fd = outfile_create(temp, OUTFILE_APPEND);
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) < 0) {
+		pc_err_errno("cannot write %s", temp);
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0) {
+		free(temp);
+		return NULL;
+	}
+	*have = (uint64_t)st.st_size;
+	struct outfile *o = xcalloc(1, sizeof(*o));
+	o->path = xstrdup(path);
+	o->temp = temp;
+	o->fd = fd;
+	return o;
+}
+
+void outfile_suspend(struct outfile *o)
+{
+	if (!o)
+		return;
+	close_file(o);
+	outfile_free(o);
+}
+
 int outfile_commit(struct outfile *o)
 {
 	int rc = 0;

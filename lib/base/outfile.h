@@ -62,6 +62,14 @@ int outfile_copy(int src, const char *dest, uint64_t max, uint64_t *copied);
 int file_copy_fd(int dst, int src, uint64_t max, uint64_t *copied);
 int file_copy_stream(int dst, FILE *src, uint64_t max, uint64_t *copied);
 
+/* A download that may take several runs: written under "<path>.part<tag>" (tag names
+ * where it comes from, so that two sources' halves never meet), appended to where an
+ * earlier run left it (*have: its size then), renamed to path by outfile_commit().
+ * outfile_suspend() closes it and keeps the part for the next run; outfile_abort()
+ * removes it.  NULL with pc_err() when it cannot be opened. */
+struct outfile *outfile_resume(const char *path, const char *tag, uint64_t *have);
+void outfile_suspend(struct outfile *o);
+
 /* Whether a and b name the same existing file (device and inode). */
 bool same_file(const char *a, const char *b);
 

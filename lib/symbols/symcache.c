@@ -187,17 +187,23 @@ char *symcache_store_path(struct symcache *c, const char *key)
 	return make_path(c->dir, key);
 }
 
-/* .misses/<server>/<key>: the server without its scheme, as a file name. */
-static char *miss_path(const struct symcache *c, const char *server, const char *key)
+char *symcache_server_name(const char *server)
 {
-	if (!c->dir)
-		return NULL;
 	const char *s = strstr(server, "://");
 	s = s ? s + 3 : server;
 	char *flat = xstrdup(s);
 	for (char *p = flat; *p; p++)
 		if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-')
 			*p = '_';
+	return flat;
+}
+
+/* .misses/<server>/<key>. */
+static char *miss_path(const struct symcache *c, const char *server, const char *key)
+{
+	if (!c->dir)
+		return NULL;
+	char *flat = symcache_server_name(server);
 	char *path = xasprintf("%s/.misses/%s/%s", c->dir, flat, key);
 	free(flat);
 	return path;

@@ -17,7 +17,8 @@
  * A request that found nothing is remembered as an empty file
  * .misses/<server>/<key> (<server> the URL without its scheme, every character but
  * [A-Za-z0-9.-] as '_'), its mtime the time; a server that could not be reached as
- * .misses/<server>/.unreachable.  `rm -r DIR/.misses` forgets them.
+ * .misses/<server>/.unreachable.  `rm -r DIR/.misses` forgets them.  A download the
+ * deadline cut stays as <key>.part-<server>, for the next run to go on with.
  *
  * Nothing here touches the network (symsrv.h fetches) or trusts what it finds: the ELF
  * reader checks each file's build-id when it is used.
@@ -57,6 +58,11 @@ char *symcache_find(const struct symcache *c, enum symfile_kind kind, const char
 		    const uint8_t *id, size_t idlen);
 /* Where key goes in our cache, its directories made: a malloc'd path, or NULL with pc_err(). */
 char *symcache_store_path(struct symcache *c, const char *key);
+
+/* A server's URL as a file name: without its scheme, every character but [A-Za-z0-9.-]
+ * as '_' (malloc'd).  Names its misses, and the parts of unfinished downloads from it
+ * ("<key>.part-<server>", symsrv.h). */
+char *symcache_server_name(const char *server);
 
 /* Whether server was asked for key less than max_age_s seconds ago and had nothing. */
 bool symcache_missed(const struct symcache *c, const char *server, const char *key,

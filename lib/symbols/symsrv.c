@@ -43,9 +43,11 @@ struct job {
 	const struct candidate *cur;
 	struct outfile *out;
 	char *store_path;
+	uint64_t have; /* bytes an earlier run left in the part it goes on with */
 	unsigned char head[4];
 	size_t nhead;
 	bool not_elf;
+	bool whole;    /* the server cannot resume: ask for all of it */
 	char why[256]; /* what each server answered */
 };
 
@@ -231,7 +233,9 @@ static void on_done(void *arg, const struct http_result *r);
 static bool job_next(struct job *j)
 {
 	struct fetch *f = j->f;
-	while (j->next < j->ncands && monotonic_ns() < f->deadline_ns) {
+	/* a request with less than this left would only say it had no time */
+	const uint64_t least_ns = 50000000;
+	while (j->next < j->ncands && monotonic_ns() + least_ns < f->deadline_ns) {
 		const struct candidate *c = &j->cands[j->next++];
 		struct server *s = &f->servers[c->server];
 		if (s->unreachable) {
@@ -244,7 +248,15 @@ static bool job_next(struct job *j)
 			continue;
 		}
 		j->store_path = symcache_store_path(f->cache, c->store_key);
-		j->out = j->store_path ? outfile_open(j->store_path) : NULL;
+		char *name = symcache_server_name(s->url);
+		char *tag = xasprintf("-%s", name);
+		j->out = j->store_path ? outfile_resume(j->store_path, tag, &j->have) : NULL;
+		if (j->out && j->have && (j->whole || j->have < sizeof(j->head))) {
+			outfile_abort(j->out); /* start it again */
+			j->out = outfile_resume(j->store_path, tag, &j->have);
+		}
+		free(tag);
+		free(name);
 		if (!j->out) {
 			add_why(j->why, sizeof(j->why), "cannot write the cache: %s",
 				pc_strerror());
@@ -252,11 +264,13 @@ static bool job_next(struct job *j)
 			return false;
 		}
 		j->cur = c;
-		j->nhead = 0;
+		/* a part was checked for its start when it was begun */
+		j->nhead = j->have ? sizeof(j->head) : 0;
+		memcpy(j->head, "\177ELF", j->nhead);
 		j->not_elf = false;
 		char *path = url_path(c->key);
 		char *url = xasprintf("%s/%s", s->url, path);
-		http_batch_add(f->b, url, on_body, on_done, j);
+		http_batch_add(f->b, url, j->have, on_body, on_done, j);
 		free(url);
 		free(path);
 		return true;
@@ -292,8 +306,9 @@ static bool accept(struct job *j, const struct http_result *r)
 		add_why(j->why, sizeof(j->why), "%s", pc_strerror());
 		return false;
 	}
-	log_info("symbol server: %s: %s from %s (%.1f MiB in %.2f s) -> %s", j->file->path,
-		 kind_name[j->kind], s->host, r->bytes / 1048576.0, r->seconds, j->store_path);
+	log_info("symbol server: %s: %s from %s (%.1f MiB in %.2f s%s) -> %s", j->file->path,
+		 kind_name[j->kind], s->host, r->bytes / 1048576.0, r->seconds,
+		 j->have ? ", the rest of a part an earlier run fetched" : "", j->store_path);
 	f->fetched[j->kind]++;
 	if (j->kind == SYMFILE_DEBUG)
 		j->file->got_debug = true;
@@ -331,9 +346,27 @@ static void on_done(void *arg, const struct http_result *r)
 			add_why(j->why, sizeof(j->why), "cannot write the cache");
 		}
 		break;
-	case HTTP_TOO_BIG:
+	case HTTP_NO_RANGE:
+		/* ask again for all of it (once: whole stays set) */
+		add_why(j->why, sizeof(j->why), "%s: %s", s->host, r->why);
+		if (!j->whole) {
+			j->whole = true;
+			j->next--;
+		}
+		break;
 	case HTTP_TIMEOUT:
 	case HTTP_FAILED:
+		add_why(j->why, sizeof(j->why), "%s: %s", s->host, r->why);
+		if (r->resumable && j->have + r->bytes >= sizeof(j->head)) {
+			/* what came stays for the next run to go on with */
+			add_why(j->why, sizeof(j->why), "%.1f MiB kept for the next run",
+				(j->have + r->bytes) / 1048576.0);
+			fflush(outfile_stream(j->out));
+			outfile_suspend(j->out);
+			j->out = NULL;
+		}
+		break;
+	case HTTP_TOO_BIG:
 		add_why(j->why, sizeof(j->why), "%s: %s", s->host, r->why);
 		break;
 	}

@@ -5,7 +5,8 @@
 # and a port where nothing listens.  Each time the collection ends within the time it takes
 # without a server plus the deadline (-symboltimeout 3), exits 0 with its zip, names nothing
 # wrong, keeps nothing of the answer in the cache, and its log says why the file stayed
-# unnamed.
+# unnamed.  A slow download from a server that can resume it is kept and goes on in the next
+# collection.
 source "$(dirname "$0")/lib.sh"
 stripped_symlib
 objcopy --only-keep-debug "$WORKLOADS/hot" other.debug
@@ -62,6 +63,21 @@ check "garbage: refused as not ELF" grep -q "sent something that is not ELF" gar
 fault huge huge
 check "huge: refused as too large" grep -q "larger than" huge.trace/perfcollect.log
 fault stream huge-nolen
+
+# A download the deadline cuts is kept and goes on in the next collection (a Range request),
+# until it is whole: then it is checked and used like any other.
+start_symbol_server slow slow "$T/libsymlib.debug"
+record slow1 -symbolserver "http://127.0.0.1:$srv_port" -symboltimeout 2 -symbolcache "$T/cache-slow"
+check "slow: not whole after 2 s: not named ($(named slow1))" test "$(named slow1)" = 0
+check "slow: what came is kept for the next run" grep -q "MiB kept for the next run" slow1.trace/perfcollect.log
+for i in 2 3 4 5; do
+	record slow$i -symbolserver "http://127.0.0.1:$srv_port" -symboltimeout 2 -symbolcache "$T/cache-slow"
+	grep -q "libsymlib.so: [0-9]* from symbol cache" slow$i.trace/perfcollect.log && break
+done
+check "slow: whole after $i collections, the library is named" \
+	grep -q "libsymlib.so: [0-9]* from symbol cache" slow$i.trace/perfcollect.log
+check "slow: the later ones went on from where the earlier stopped" grep -q " bytes=[1-9][0-9]*-$" slow.log
+kill $srv_pid
 
 # Nothing listens: connection refused, at once, and remembered for the next collection.
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

@@ -7,6 +7,7 @@ usage: server.py MODE PORTFILE LOG [ARG]
   notfound         404 for everything (records what a client asks)
   hang             reads the request and never answers
   trickle FILE     answers FILE (200, its length) one byte a second
+  slow FILE        answers FILE 2 KiB a second, from where a Range header asks (206)
   file FILE        answers FILE for every path (e.g. a file of another build-id)
   huge             answers 2 GiB (Content-Length), an ELF magic then zeros, streamed
   huge-nolen       the same without Content-Length (the body ends when the connection does)
@@ -40,7 +41,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
 
     def do_GET(self):
-        log.write(self.path + "\n")
+        rng = self.headers.get("Range")
+        log.write(self.path + (" " + rng if rng else "") + "\n")
         try:
             self.answer()
         except (BrokenPipeError, ConnectionResetError):
@@ -71,6 +73,23 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.write(bytes([b]))
                 self.wfile.flush()
                 time.sleep(1)
+        elif mode == "slow":
+            data = open(arg, "rb").read()
+            m = re.fullmatch(r"bytes=(\d+)-", self.headers.get("Range") or "")
+            start = int(m.group(1)) if m else 0
+            if start >= len(data):
+                self.send_error(416)
+                return
+            self.send_response(206 if m else 200)
+            self.send_header("Accept-Ranges", "bytes")
+            self.send_header("Content-Length", str(len(data) - start))
+            if m:
+                self.send_header("Content-Range", "bytes %d-%d/%d" % (start, len(data) - 1, len(data)))
+            self.end_headers()
+            for i in range(start, len(data), 1024):
+                self.wfile.write(data[i:i + 1024])
+                self.wfile.flush()
+                time.sleep(0.5)
         elif mode in ("huge", "huge-nolen"):
             self.send_body_header(HUGE if mode == "huge" else None)
             chunk = b"\0" * (1 << 20)
