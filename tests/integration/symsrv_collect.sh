@@ -23,9 +23,11 @@ cp libsymlib.debug "dinfo/$id/debuginfo"
 record() {
 	local name=$1
 	shift
-	LD_LIBRARY_PATH=$T/app app/symlib_main 2.5 &
+	LD_LIBRARY_PATH=$T/app app/symlib_main 60 &
 	local app=$!
+	cleanup_hooks+=("kill $app 2>/dev/null")
 	"$PC" collect "$name" -pid $app -collectsec 2 "$@" >"$name.out" 2>&1 || fail "$name: collect failed: $(tail -2 $name.out)"
+	kill $app
 	wait $app
 	extract "$name"
 }

@@ -31,7 +31,8 @@ check "asked for _.debug/elf-buildid-sym-$id/_.debug once" \
 	test "$(grep -cx "/_.debug/elf-buildid-sym-$id/_.debug" ms.log)" = 1
 # Every file asked by name is one of the runtime's own, and each was asked by its build-id
 # too (the name-less key).
-runtime='^/(libcoreclr\.so|libclrjit\.so|libhostfxr\.so|libhostpolicy\.so|dotnet|libSystem\.[A-Za-z.]+\.so|libclrgc\.so|libmscordaccore\.so|libmscordbi\.so)\.dbg/'
+# (SSQP keys are lower case)
+runtime='^/(libcoreclr\.so|libclrjit\.so|libhostfxr\.so|libhostpolicy\.so|dotnet|libsystem\.[a-z.]+\.so|libclrgc\.so|libmscordaccore\.so|libmscordbi\.so)\.dbg/'
 check "only the runtime's files were asked of Microsoft's server: $(grep '\.dbg/' ms.log | grep -vE "$runtime" | head -3)" \
 	test -z "$(grep '\.dbg/' ms.log | grep -vE "$runtime")"
 check "each by both keys ($(grep -c . ms.log) requests)" \
