@@ -1,9 +1,10 @@
 /* symcache: see symcache.h. */
 #include "symcache.h"
 
+#include "base/outfile.h"
+
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,17 +219,16 @@ static bool recent(const char *path, unsigned max_age_s)
 	return st.st_mtime <= now && now - st.st_mtime < (time_t)max_age_s;
 }
 
+/* An empty file at path, now (its mtime is the time). */
 static void touch(const char *path)
 {
 	if (!path)
 		return;
 	char *dir = xstrdup(path);
 	*strrchr(dir, '/') = 0;
-	if (mkdir_p(dir, 0700) == 0) {
-		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (fd >= 0)
-			close(fd);
-	}
+	struct outfile *o = mkdir_p(dir, 0700) == 0 ? outfile_open(path) : NULL;
+	if (o)
+		outfile_commit(o);
 	free(dir);
 }
 
