@@ -480,6 +480,10 @@ void symbolizer_prepare(struct symbolizer *s, const struct symbolizer_file *file
 		w->need_debug = !dbg;
 		free(bin);
 		free(dbg);
+		/* one fetch per build-id: two downloads of one file would share its part */
+		for (size_t k = 0; k < nwant; k++)
+			if (same_id(want[k].build_id, want[k].build_id_size, r->id, r->size))
+				w->need_binary = w->need_debug = false;
 		nwant += w->need_binary || w->need_debug;
 	}
 	qsort(s->recorded, s->nrecorded, sizeof(*s->recorded), cmp_recorded);
