@@ -443,6 +443,7 @@ static bool fetchable_name(const char *path)
 void symbolizer_prepare(struct symbolizer *s, const struct symbolizer_file *files, size_t n,
 			const struct symsrv_opts *o, double default_timeout_s)
 {
+	uint64_t t0 = monotonic_ns();
 	struct symsrv_file *want = xcalloc(n + 1, sizeof(*want));
 	size_t nwant = 0;
 	s->recorded = xcalloc(n + 1, sizeof(*s->recorded));
@@ -487,6 +488,9 @@ void symbolizer_prepare(struct symbolizer *s, const struct symbolizer_file *file
 		nwant += w->need_binary || w->need_debug;
 	}
 	qsort(s->recorded, s->nrecorded, sizeof(*s->recorded), cmp_recorded);
+	log_info("symbols: %zu files of the recording's build-id table looked for, %zu of them "
+		 "without symbols here, in %.3f s",
+		 s->nrecorded, nwant, (monotonic_ns() - t0) / 1e9);
 	if (nwant && o)
 		symsrv_fetch(o, default_timeout_s, s->symcache, want, nwant);
 	free(want);
