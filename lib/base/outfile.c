@@ -97,6 +97,16 @@ static int create_temp(const char *path, char **temp)
 	return pc_err("cannot create a temporary file beside %s", path);
 }
 
+/* An outfile writing fd, temp (taken) to become path. */
+static struct outfile *outfile_new(const char *path, char *temp, int fd)
+{
+	struct outfile *o = xcalloc(1, sizeof(*o));
+	o->path = xstrdup(path);
+	o->temp = temp;
+	o->fd = fd;
+	return o;
+}
+
 struct outfile *outfile_open(const char *path)
 {
 	if (!path || !*path) {
@@ -107,11 +117,7 @@ struct outfile *outfile_open(const char *path)
 	int fd = create_temp(path, &temp);
 	if (fd < 0)
 		return NULL;
-	struct outfile *o = xcalloc(1, sizeof(*o));
-	o->path = xstrdup(path);
-	o->temp = temp;
-	o->fd = fd;
-	return o;
+	return outfile_new(path, temp, fd);
 }
 
 FILE *outfile_stream(struct outfile *o)
@@ -174,11 +180,7 @@ struct outfile *outfile_resume(const char *path, const char *tag, uint64_t *have
 		return NULL;
 	}
 	*have = (uint64_t)st.st_size;
-	struct outfile *o = xcalloc(1, sizeof(*o));
-	o->path = xstrdup(path);
-	o->temp = temp;
-	o->fd = fd;
-	return o;
+	return outfile_new(path, temp, fd);
 }
 
 void outfile_suspend(struct outfile *o)
