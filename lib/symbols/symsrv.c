@@ -449,7 +449,7 @@ void symsrv_fetch(const struct symsrv_opts *o, double default_timeout_s, struct 
 	struct http_limits lim = {.deadline_ns = f.deadline_ns, .max_bytes = SYMSRV_MAX_BYTES};
 	f.b = f.nservers ? http_batch_new(&lim) : NULL;
 	struct job *jobs = xcalloc(njobs, sizeof(*jobs));
-	size_t k = 0;
+	size_t k = 0, asked = 0;
 	for (size_t i = 0; i < n; i++) {
 		for (int kind = SYMFILE_DEBUG; kind <= SYMFILE_BINARY; kind++) {
 			bool need =
@@ -468,9 +468,13 @@ void symsrv_fetch(const struct symsrv_opts *o, double default_timeout_s, struct 
 			else if (!f.b)
 				add_why(j->why, sizeof(j->why), "%s", pc_strerror());
 			else
-				job_next(j);
+				asked += job_next(j);
 		}
 	}
+	if (asked) /* the user waits for it: say so, and how to skip it */
+		log_say("Fetching symbols from symbol servers for %zu stripped file%s (at most "
+			"%g s; -nosymbolserver skips it) ...",
+			asked, asked == 1 ? "" : "s", timeout);
 	if (f.b)
 		http_batch_run(f.b);
 	for (size_t i = 0; i < njobs; i++) {
