@@ -8,82 +8,26 @@
 
 /* ---- uint64 -> uint64 map ------------------------------------------------------------------ */
 
-static size_t slot_of(uint64_t key, size_t cap)
-{
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdULL;
-	key ^= key >> 33;
-	return (size_t)key & (cap - 1);
-}
-
 static bool map_get(const struct u64map *m, uint64_t key, uint64_t *val)
 {
-	if (!m->cap)
-		return false;
-	for (size_t i = slot_of(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
-		if (!m->used[i])
-			return false;
-		if (m->keys[i] == key) {
-			*val = m->vals[i];
-			return true;
-		}
-	}
+	const struct u64pair *e = u64map_find(m, key, hash_mix(key));
+	if (e)
+		*val = e->val;
+	return e != NULL;
 }
 
-static void map_put(struct u64map *m, uint64_t key, uint64_t val);
-
-static void map_grow(struct u64map *m)
-{
-	struct u64map old = *m;
-	m->cap = old.cap ? old.cap * 2 : 64;
-	m->keys = xcalloc(m->cap, sizeof(*m->keys));
-	m->vals = xcalloc(m->cap, sizeof(*m->vals));
-	m->used = xcalloc(m->cap, 1);
-	m->n = 0;
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.used[i])
-			map_put(m, old.keys[i], old.vals[i]);
-	free(old.keys);
-	free(old.vals);
-	free(old.used);
-}
-
+/* Inserts or replaces. */
 static void map_put(struct u64map *m, uint64_t key, uint64_t val)
 {
-	if ((m->n + 1) * 2 > m->cap)
-		map_grow(m);
-	size_t i = slot_of(key, m->cap);
-	while (m->used[i] && m->keys[i] != key)
-		i = (i + 1) & (m->cap - 1);
-	if (!m->used[i])
-		m->n++;
-	m->used[i] = 1;
-	m->keys[i] = key;
-	m->vals[i] = val;
+	bool found;
+	*u64map_insert(m, key, hash_mix(key), &found) = (struct u64pair){key, val, true};
 }
 
-/* Removal by rebuilding without the key: rare (v6 RemoveThread blocks). */
 static void map_del(struct u64map *m, uint64_t key)
 {
-	uint64_t v;
-	if (!map_get(m, key, &v))
-		return;
-	struct u64map old = *m;
-	memset(m, 0, sizeof(*m));
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.used[i] && old.keys[i] != key)
-			map_put(m, old.keys[i], old.vals[i]);
-	free(old.keys);
-	free(old.vals);
-	free(old.used);
-}
-
-static void map_clear(struct u64map *m)
-{
-	free(m->keys);
-	free(m->vals);
-	free(m->used);
-	memset(m, 0, sizeof(*m));
+	struct u64pair *e = u64map_find(m, key, hash_mix(key));
+	if (e)
+		u64map_remove(m, e);
 }
 
 /* ---- tables ------------------------------------------------------------------------------- */
@@ -101,14 +45,14 @@ void nettrace_tables_release(struct nettrace_tables *t)
 		free(t->metas[i]);
 	}
 	free(t->metas);
-	map_clear(&t->meta_ids);
+	u64map_free(&t->meta_ids);
 	free(t->stacks);
 	free(t->ips);
-	map_clear(&t->threads);
+	u64map_free(&t->threads);
 	free(t->thread_info);
-	map_clear(&t->labels);
+	u64map_free(&t->labels);
 	free(t->label_info);
-	map_clear(&t->seqs);
+	u64map_free(&t->seqs);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -349,12 +293,12 @@ void nettrace_tables_sequence_point(struct nettrace_tables *t, uint32_t flags)
 	t->nstacks = 0;
 	t->nips = 0;
 	t->stacks_sorted = true;
-	map_clear(&t->labels);
+	u64map_free(&t->labels);
 	t->nlabels = 0;
 	if (flags & 1) {
-		map_clear(&t->threads);
+		u64map_free(&t->threads);
 		t->nthreads = 0;
 	}
 	if (flags & 2)
-		map_clear(&t->meta_ids);
+		u64map_free(&t->meta_ids);
 }

@@ -5,14 +5,22 @@
 #ifndef PC_NETTRACE_TABLES_H
 #define PC_NETTRACE_TABLES_H
 
+#include "base/hash.h"
 #include "nettrace_read.h"
 
-/* uint64 -> uint64, open addressing. */
-struct u64map {
-	uint64_t *keys, *vals;
-	uint8_t *used;
-	size_t cap, n;
+/* uint64 -> uint64. */
+struct u64pair {
+	uint64_t key, val;
+	bool used;
 };
+#define HTAB_NAME	    u64map
+#define HTAB_ENTRY	    struct u64pair
+#define HTAB_KEY	    uint64_t
+#define HTAB_EMPTY(e)	    (!(e)->used)
+#define HTAB_HASH(t, e)	    hash_mix((e)->key)
+#define HTAB_MATCH(t, e, k) ((e)->key == (k))
+#define HTAB_MIN	    64
+#include "base/htab.h"
 
 struct nettrace_stack_entry {
 	uint32_t id;

@@ -34,67 +34,53 @@ struct intern_slot {
 	size_t off; /* into the table's bytes */
 };
 
+struct blob {
+	const void *p;
+	size_t n;
+	uint64_t hash;
+};
+
+#define HTAB_NAME	intern_table
+#define HTAB_ENTRY	struct intern_slot
+#define HTAB_KEY	struct blob
+#define HTAB_CTX	const struct nettrace_buf * /* the blobs */
+#define HTAB_EMPTY(e)	(!(e)->id)
+#define HTAB_HASH(t, e) ((e)->hash)
+#define HTAB_MATCH(t, e, k)                                                                        \
+	((e)->hash == (k).hash && (e)->len == (k).n &&                                             \
+	 !memcmp((t)->ctx->data + (e)->off, (k).p, (k).n))
+#define HTAB_MIN 1024
+#include "base/htab.h"
+
 struct intern {
-	struct intern_slot *slots; /* power of two */
-	size_t nslots, count;
+	struct intern_table slots;
 	struct nettrace_buf bytes; /* every interned blob of the region */
 };
 
-static void intern_grow(struct intern *t)
+/* The id of blob p[0..n) (hash h), interned as new_id when new (*added set). */
+static uint32_t intern(struct intern *t, const void *p, size_t n, uint64_t h, uint32_t new_id,
+		       bool *added)
 {
-	size_t n = t->nslots ? t->nslots * 2 : 1024;
-	struct intern_slot *slots = xcalloc(n, sizeof(*slots));
-	for (size_t i = 0; i < t->nslots; i++) {
-		if (!t->slots[i].id)
-			continue;
-		size_t j = t->slots[i].hash & (n - 1);
-		while (slots[j].id)
-			j = (j + 1) & (n - 1);
-		slots[j] = t->slots[i];
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = n;
-}
-
-/* The id of blob p[0..n) if interned, else 0 with *slot where to add it. */
-static uint32_t intern_find(struct intern *t, const void *p, size_t n, uint64_t h,
-			    struct intern_slot **slot)
-{
-	if (2 * (t->count + 1) > t->nslots)
-		intern_grow(t);
-	size_t j = h & (t->nslots - 1);
-	for (; t->slots[j].id; j = (j + 1) & (t->nslots - 1)) {
-		struct intern_slot *s = &t->slots[j];
-		if (s->hash == h && s->len == n && !memcmp(t->bytes.data + s->off, p, n))
-			return s->id;
-	}
-	*slot = &t->slots[j];
-	return 0;
-}
-
-static void intern_add(struct intern *t, struct intern_slot *slot, const void *p, size_t n,
-		       uint64_t h, uint32_t id)
-{
-	slot->hash = h;
-	slot->id = id;
-	slot->len = (uint32_t)n;
-	slot->off = t->bytes.len;
+	bool found;
+	t->slots.ctx = &t->bytes;
+	struct intern_slot *s = intern_table_insert(&t->slots, (struct blob){p, n, h}, h, &found);
+	*added = !found;
+	if (found)
+		return s->id;
+	*s = (struct intern_slot){.hash = h, .id = new_id, .len = (uint32_t)n, .off = t->bytes.len};
 	nettrace_buf_bytes(&t->bytes, p, n);
-	t->count++;
+	return new_id;
 }
 
 static void intern_reset(struct intern *t)
 {
-	if (t->count)
-		memset(t->slots, 0, t->nslots * sizeof(*t->slots));
-	t->count = 0;
+	intern_table_clear(&t->slots);
 	t->bytes.len = 0;
 }
 
 static void intern_free(struct intern *t)
 {
-	free(t->slots);
+	intern_table_free(&t->slots);
 	nettrace_buf_free(&t->bytes);
 }
 
@@ -404,13 +390,12 @@ uint32_t nettrace_writer_stack(struct nettrace_writer *w, const uint64_t *ips, s
 			nettrace_buf_le(b, ips[i], (int)w->pointer_size);
 	}
 	w->st.stack_refs++;
-	uint64_t h = hash_bytes(b->data, b->len);
-	struct intern_slot *slot = NULL;
-	uint32_t id = intern_find(&w->stack_table, b->data, b->len, h, &slot);
-	if (id)
+	bool added;
+	uint32_t id = intern(&w->stack_table, b->data, b->len, hash_bytes(b->data, b->len),
+			     w->next_stack_id, &added);
+	if (!added)
 		return id;
-	id = w->next_stack_id++;
-	intern_add(&w->stack_table, slot, b->data, b->len, h, id);
+	w->next_stack_id++;
 	nettrace_buf_u32(&w->stacks, (uint32_t)b->len);
 	nettrace_buf_bytes(&w->stacks, b->data, b->len);
 	w->stacks_pending++;
@@ -458,13 +443,12 @@ uint32_t nettrace_writer_label_list(struct nettrace_writer *w, const struct nett
 		pc_err("NetTrace: a label list must have 1 to a few thousand labels");
 		return 0;
 	}
-	uint64_t h = hash_bytes(b->data, b->len);
-	struct intern_slot *slot = NULL;
-	uint32_t id = intern_find(&w->label_table, b->data, b->len, h, &slot);
-	if (id)
+	bool added;
+	uint32_t id = intern(&w->label_table, b->data, b->len, hash_bytes(b->data, b->len),
+			     w->next_label_id, &added);
+	if (!added)
 		return id;
-	id = w->next_label_id++;
-	intern_add(&w->label_table, slot, b->data, b->len, h, id);
+	w->next_label_id++;
 	nettrace_buf_bytes(&w->labels, b->data, b->len);
 	w->labels_pending++;
 	return id;

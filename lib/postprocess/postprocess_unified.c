@@ -59,14 +59,6 @@ static const struct {
 				  ARRAY_SIZE(MAPPING_METADATA_FIELDS)},
 };
 
-static void free_thread(void *p)
-{
-	struct thread *t = p;
-	free(t->comm);
-	free(t->stack);
-	free(t);
-}
-
 static size_t evsel_index(const struct nettrace_out *o, const struct perfdata_evsel *ev)
 {
 	size_t n = perfdata_reader_nr_evsels(o->r);
@@ -129,11 +121,6 @@ struct nettrace_out *nettrace_out_new(const char *path, struct perfdata_reader *
 	o->cswitch = o->switch_evsel < n;
 	int ncpus = perfdata_reader_nrcpus(r);
 	o->ncpus = ncpus > 0 ? (uint32_t)ncpus : 1;
-	o->threads.keysize = sizeof(uint32_t);
-	o->procs.keysize = sizeof(uint32_t);
-	o->mappings.keysize = sizeof(struct mapping_key);
-	o->symbols.keysize = sizeof(struct symbol_key);
-	o->buildids.keysize = sizeof(struct buildid_key);
 	o->next_mapping = o->next_symbol = o->next_metadata = 1;
 	o->memo = xcalloc(MEMO_SIZE, sizeof(*o->memo));
 	return o;
@@ -275,27 +262,25 @@ int unified_put_event(struct nettrace_out *o, uint32_t md, uint64_t thread, uint
 
 struct process *unified_process(struct nettrace_out *o, uint32_t pid)
 {
-	uint64_t h = hash_bytes(&pid, sizeof(pid));
-	struct process *p = htab_find(&o->procs, &pid, h);
-	if (!p) {
-		p = xcalloc(1, sizeof(*p));
-		p->pid = pid;
-		htab_add(&o->procs, p, h);
+	bool found;
+	struct process **p = process_table_insert(&o->procs, pid, hash_mix(pid), &found);
+	if (!found) {
+		*p = xcalloc(1, sizeof(**p));
+		(*p)->pid = pid;
 	}
-	return p;
+	return *p;
 }
 
 static struct thread *thread(struct nettrace_out *o, uint32_t tid)
 {
-	uint64_t h = hash_bytes(&tid, sizeof(tid));
-	struct thread *t = htab_find(&o->threads, &tid, h);
-	if (!t) {
-		t = xcalloc(1, sizeof(*t));
-		t->tid = tid;
-		t->pid = UINT32_MAX;
-		htab_add(&o->threads, t, h);
+	bool found;
+	struct thread **t = thread_table_insert(&o->threads, tid, hash_mix(tid), &found);
+	if (!found) {
+		*t = xcalloc(1, sizeof(**t));
+		(*t)->tid = tid;
+		(*t)->pid = UINT32_MAX;
 	}
-	return t;
+	return *t;
 }
 
 /* The live row of thread tid of process pid named comm: a new row when there was none or
@@ -587,11 +572,20 @@ void nettrace_out_free(struct nettrace_out *o)
 	outfile_abort(o->out);
 	nettrace_writer_free(o->w);
 	unified_runtime_free(o->runtime);
-	htab_free(&o->threads, free_thread);
-	htab_free(&o->procs, NULL);
-	htab_free(&o->mappings, NULL);
-	htab_free(&o->symbols, NULL);
-	htab_free(&o->buildids, NULL);
+	struct thread **th;
+	for (size_t i = 0; (th = thread_table_each(&o->threads, &i));) {
+		free((*th)->comm);
+		free((*th)->stack);
+		free(*th);
+	}
+	struct process **p;
+	for (size_t i = 0; (p = process_table_each(&o->procs, &i));)
+		free(*p);
+	thread_table_free(&o->threads);
+	process_table_free(&o->procs);
+	mapping_table_free(&o->mappings);
+	symbol_table_free(&o->symbols);
+	buildid_table_free(&o->buildids);
 	nettrace_buf_free(&o->payload);
 	free(o->evsel_md);
 	free(o->memo);

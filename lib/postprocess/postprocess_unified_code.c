@@ -1,80 +1,9 @@
 /* postprocess_unified_code: the mappings, symbols and stacks of the unified NetTrace (see
- * postprocess_unified_int.h), and the hash table both halves keep their entries in. */
+ * postprocess_unified_int.h). */
 #include "postprocess_unified_int.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- a hash table of entries that start with a fixed-size key ---- */
-
-void *htab_find(const struct htab *t, const void *key, uint64_t h)
-{
-	if (!t->cap)
-		return NULL;
-	for (size_t i = h & (t->cap - 1); t->slots[i]; i = (i + 1) & (t->cap - 1))
-		if (t->hashes[i] == h && !memcmp(t->slots[i], key, t->keysize))
-			return t->slots[i];
-	return NULL;
-}
-
-void htab_add(struct htab *t, void *entry, uint64_t h)
-{
-	if (2 * (t->n + 1) > t->cap) {
-		struct htab old = *t;
-		t->cap = old.cap ? old.cap * 2 : 256;
-		t->slots = xcalloc(t->cap, sizeof(*t->slots));
-		t->hashes = xcalloc(t->cap, sizeof(*t->hashes));
-		t->n = 0;
-		for (size_t i = 0; i < old.cap; i++)
-			if (old.slots[i])
-				htab_add(t, old.slots[i], old.hashes[i]);
-		free(old.slots);
-		free(old.hashes);
-	}
-	size_t i = h & (t->cap - 1);
-	while (t->slots[i])
-		i = (i + 1) & (t->cap - 1);
-	t->slots[i] = entry;
-	t->hashes[i] = h;
-	t->n++;
-}
-
-void htab_add_pruning(struct htab *t, void *entry, uint64_t h,
-		      bool (*keep)(void *arg, const void *entry), void *arg)
-{
-	if (t->cap && 2 * (t->n + 1) > t->cap) {
-		struct htab old = *t;
-		size_t kept = 0;
-		for (size_t i = 0; i < old.cap; i++)
-			kept += old.slots[i] && keep(arg, old.slots[i]);
-		/* a quarter full or more after pruning: twice the size, so the next prune is
-		 * as many additions away as there are entries now */
-		t->cap = 4 * (kept + 1) > old.cap ? old.cap * 2 : old.cap;
-		t->slots = xcalloc(t->cap, sizeof(*t->slots));
-		t->hashes = xcalloc(t->cap, sizeof(*t->hashes));
-		t->n = 0;
-		for (size_t i = 0; i < old.cap; i++) {
-			if (!old.slots[i])
-				continue;
-			if (keep(arg, old.slots[i]))
-				htab_add(t, old.slots[i], old.hashes[i]);
-			else
-				free(old.slots[i]);
-		}
-		free(old.slots);
-		free(old.hashes);
-	}
-	htab_add(t, entry, h);
-}
-
-void htab_free(struct htab *t, void (*free_entry)(void *))
-{
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->slots[i])
-			free_entry ? free_entry(t->slots[i]) : free(t->slots[i]);
-	free(t->slots);
-	free(t->hashes);
-}
 
 /* ---- mappings and symbols ---- */
 
@@ -119,16 +48,15 @@ static int mapping_metadata(struct nettrace_out *o, const struct map *map, uint6
 	key.size = elf.build_id_size;
 	key.vaddr = elf.p_vaddr;
 	key.offset = elf.p_offset;
-	uint64_t h = hash_bytes(&key, sizeof(key));
-	struct buildid *b = htab_find(&o->buildids, &key, h);
-	if (b) {
+	bool found;
+	struct buildid *b =
+	    buildid_table_insert(&o->buildids, &key, hash_bytes(&key, sizeof(key)), &found);
+	if (found) {
 		*id = b->id;
 		return 0;
 	}
-	b = xcalloc(1, sizeof(*b));
 	b->key = key;
 	b->id = o->next_metadata++;
-	htab_add(&o->buildids, b, h);
 	char hex[2 * sizeof(elf.build_id) + 1];
 	for (size_t i = 0; i < elf.build_id_size; i++)
 		snprintf(hex + 2 * i, 3, "%02x", elf.build_id[i]);
@@ -156,15 +84,13 @@ static bool process_current(struct nettrace_out *o, uint32_t pid, uint32_t gen)
 	return p->gen == gen && !p->exit_written;
 }
 
-static bool mapping_current(void *arg, const void *entry)
+static bool mapping_current(void *arg, struct mapping *m)
 {
-	const struct mapping *m = entry;
 	return process_current(arg, m->key.pid, m->key.gen);
 }
 
-static bool symbol_current(void *arg, const void *entry)
+static bool symbol_current(void *arg, struct symbol *s)
 {
-	const struct symbol *s = entry;
 	return process_current(arg, s->pid, s->gen);
 }
 
@@ -180,7 +106,7 @@ static int mapping(struct nettrace_out *o, uint32_t pid, uint64_t start, uint64_
 				  .pgoff = pgoff,
 				  .name_hash = hash_str(name)};
 	uint64_t h = hash_bytes(&key, sizeof(key));
-	struct mapping *m = htab_find(&o->mappings, &key, h);
+	const struct mapping *m = mapping_table_find(&o->mappings, &key, h);
 	if (m) {
 		*id = m->id;
 		return 0;
@@ -188,10 +114,12 @@ static int mapping(struct nettrace_out *o, uint32_t pid, uint64_t start, uint64_
 	uint64_t md = 0;
 	if (elf_map && mapping_metadata(o, elf_map, thread, cpu, t, &md) < 0)
 		return -1;
-	m = xcalloc(1, sizeof(*m));
-	m->key = key;
-	m->id = o->next_mapping++;
-	htab_add_pruning(&o->mappings, m, h, mapping_current, o);
+	mapping_table_prune(&o->mappings, mapping_current, o);
+	bool found;
+	struct mapping *added = mapping_table_insert(&o->mappings, &key, h, &found);
+	added->key = key;
+	added->id = o->next_mapping++;
+	m = added;
 	o->st.mappings++;
 	o->payload.len = 0;
 	nettrace_buf_varuint(&o->payload, m->id);
@@ -239,7 +167,7 @@ static int frame_symbol(struct nettrace_out *o, uint32_t pid, uint64_t mapping_i
 {
 	struct symbol_key key = {.mapping = mapping_id, .start = f->sym_start, .end = sym_end(f)};
 	uint64_t h = hash_bytes(&key, sizeof(key));
-	struct symbol *s = htab_find(&o->symbols, &key, h);
+	struct symbol *s = symbol_table_find(&o->symbols, &key, h);
 	if (s && s->name == f->sym)
 		return 0;
 	uint64_t name_hash = hash_str(f->sym);
@@ -248,11 +176,12 @@ static int frame_symbol(struct nettrace_out *o, uint32_t pid, uint64_t mapping_i
 		return 0;
 	}
 	if (!s) {
-		s = xcalloc(1, sizeof(*s));
+		symbol_table_prune(&o->symbols, symbol_current, o);
+		bool found;
+		s = symbol_table_insert(&o->symbols, &key, h, &found);
 		s->key = key;
 		s->pid = pid;
 		s->gen = unified_process(o, pid)->gen;
-		htab_add_pruning(&o->symbols, s, h, symbol_current, o);
 	}
 	s->name_hash = name_hash; /* re-JIT'd code at the same place: the new name */
 	s->name = f->sym;
@@ -272,14 +201,18 @@ int unified_stack(struct nettrace_out *o, uint32_t pid, const struct frame *fram
 {
 	if (n > MAX_FRAMES)
 		n = MAX_FRAMES;
-	uint32_t gen = unified_process(o, pid)->gen;
+	const struct process *p = unified_process(o, pid);
+	uint32_t gen = p->gen;
+	/* The memo skips frames whose mapping and symbol the tables hold.  Those of a process
+	 * that ended may be pruned from the tables, so its late frames are always looked at:
+	 * then what the memo skips would write nothing, whichever frames share its slots. */
+	bool current = !p->exit_written;
 	for (size_t i = 0; i < n; i++) {
 		const struct frame *f = &frames[i];
 		o->ips[i] = f->addr;
 		/* JIT names depend on time: those frames are always looked at */
-		struct frame_memo *memo =
-		    &o->memo[((f->addr >> 2) ^ ((uint64_t)pid * 0x9e3779b9u)) & (MEMO_SIZE - 1)];
-		bool memoable = f->kind != FRAME_JIT && f->map;
+		struct frame_memo *memo = &o->memo[hash_two(pid, f->addr) & (MEMO_SIZE - 1)];
+		bool memoable = current && f->kind != FRAME_JIT && f->map;
 		if (memoable && memo->addr == f->addr && memo->pid == pid && memo->gen == gen &&
 		    memo->map == f->map && memo->map_start == f->map->start &&
 		    memo->map_end == f->map->end && memo->sym == f->sym &&

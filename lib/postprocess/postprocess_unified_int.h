@@ -22,20 +22,6 @@ enum system_event {
 	NR_SYSTEM_EVENTS
 };
 
-/* A hash table of entries that start with a fixed-size key. */
-struct htab {
-	void **slots;
-	uint64_t *hashes;
-	size_t cap, n, keysize;
-};
-void *htab_find(const struct htab *t, const void *key, uint64_t h);
-void htab_add(struct htab *t, void *entry, uint64_t h);
-/* htab_add, but a table about to grow first frees the entries keep() refuses (and grows only
- * when more than a quarter is left), so a table of what dead processes left stays flat. */
-void htab_add_pruning(struct htab *t, void *entry, uint64_t h,
-		      bool (*keep)(void *arg, const void *entry), void *arg);
-void htab_free(struct htab *t, void (*free_entry)(void *));
-
 struct thread {
 	uint32_t tid; /* key */
 	uint32_t pid;
@@ -86,6 +72,52 @@ struct buildid {
 	uint64_t id;
 };
 
+/* The tables: threads and processes by id (pointers: callers hold them across inserts),
+ * mappings, symbols and build-ids stored in their slots. */
+#define HTAB_NAME	    thread_table
+#define HTAB_ENTRY	    struct thread *
+#define HTAB_KEY	    uint32_t
+#define HTAB_EMPTY(e)	    (!*(e))
+#define HTAB_HASH(t, e)	    hash_mix((*(e))->tid)
+#define HTAB_MATCH(t, e, k) ((*(e))->tid == (k))
+#define HTAB_MIN	    256
+#include "base/htab.h"
+
+#define HTAB_NAME	    process_table
+#define HTAB_ENTRY	    struct process *
+#define HTAB_KEY	    uint32_t
+#define HTAB_EMPTY(e)	    (!*(e))
+#define HTAB_HASH(t, e)	    hash_mix((*(e))->pid)
+#define HTAB_MATCH(t, e, k) ((*(e))->pid == (k))
+#define HTAB_MIN	    256
+#include "base/htab.h"
+
+#define HTAB_NAME	    mapping_table
+#define HTAB_ENTRY	    struct mapping /* id 0: empty */
+#define HTAB_KEY	    const struct mapping_key *
+#define HTAB_EMPTY(e)	    (!(e)->id)
+#define HTAB_HASH(t, e)	    hash_bytes(&(e)->key, sizeof((e)->key))
+#define HTAB_MATCH(t, e, k) (!memcmp(&(e)->key, (k), sizeof(*(k))))
+#define HTAB_MIN	    256
+#include "base/htab.h"
+
+#define HTAB_NAME	    symbol_table
+#define HTAB_ENTRY	    struct symbol /* key.end 0: empty */
+#define HTAB_KEY	    const struct symbol_key *
+#define HTAB_EMPTY(e)	    (!(e)->key.end)
+#define HTAB_HASH(t, e)	    hash_bytes(&(e)->key, sizeof((e)->key))
+#define HTAB_MATCH(t, e, k) (!memcmp(&(e)->key, (k), sizeof(*(k))))
+#define HTAB_MIN	    256
+#include "base/htab.h"
+
+#define HTAB_NAME	    buildid_table
+#define HTAB_ENTRY	    struct buildid /* id 0: empty */
+#define HTAB_KEY	    const struct buildid_key *
+#define HTAB_EMPTY(e)	    (!(e)->id)
+#define HTAB_HASH(t, e)	    hash_bytes(&(e)->key, sizeof((e)->key))
+#define HTAB_MATCH(t, e, k) (!memcmp(&(e)->key, (k), sizeof(*(k))))
+#include "base/htab.h"
+
 /* A frame whose mapping and symbol are written already: most frames of most samples. */
 struct frame_memo {
 	uint64_t addr, sym_start, sym_end, map_start, map_end;
@@ -108,7 +140,11 @@ struct nettrace_out {
 	uint32_t *evsel_md;  /* by evsel index, 0: not yet declared */
 	size_t cpu_evsel;    /* the evsel that is PerfView's "cpu", nr_evsels if none */
 	size_t switch_evsel; /* sched:sched_switch, nr_evsels if none */
-	struct htab threads, procs, mappings, symbols, buildids;
+	struct thread_table threads;
+	struct process_table procs;
+	struct mapping_table mappings;
+	struct symbol_table symbols;
+	struct buildid_table buildids;
 	uint64_t next_mapping, next_symbol, next_metadata;
 	struct nettrace_buf payload;
 	struct frame_memo *memo;

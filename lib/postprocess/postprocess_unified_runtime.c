@@ -36,6 +36,14 @@ struct md_slot {
 	uint32_t out;			    /* the unified file's id */
 };
 
+#define HTAB_NAME	    md_table
+#define HTAB_ENTRY	    struct md_slot
+#define HTAB_KEY	    const struct nettrace_metadata *
+#define HTAB_EMPTY(e)	    (!(e)->md)
+#define HTAB_HASH(t, e)	    hash_mix((uintptr_t)(e)->md)
+#define HTAB_MATCH(t, e, k) ((e)->md == (k))
+#include "base/htab.h"
+
 struct rt_file {
 	char *path;
 	FILE *f;
@@ -49,7 +57,7 @@ struct rt_file {
 	struct nettrace_buf data; /* payloads of the region */
 	uint64_t *ips;
 	size_t nips, ips_cap;
-	struct htab md;
+	struct md_table md;
 	uint64_t seq, copied;
 };
 
@@ -181,7 +189,6 @@ int nettrace_out_add_runtime(struct nettrace_out *o, const char *dir, char *cons
 		struct rt_file *rf = &rt->files[rt->n];
 		memset(rf, 0, sizeof(*rf));
 		rf->path = xasprintf("%s/%s", dir, names[i]);
-		rf->md.keysize = sizeof(const struct nettrace_metadata *);
 		unsigned pid;
 		char end;
 		if (sscanf(names[i], "dotnet-%u.nettrac%c", &pid, &end) == 2 && end == 'e')
@@ -263,8 +270,8 @@ static struct nettrace_field_desc *convert_fields(const struct nettrace_field *f
 static uint32_t metadata_of(struct nettrace_out *o, struct rt_file *rf,
 			    const struct nettrace_metadata *md)
 {
-	uint64_t h = hash_bytes(&md, sizeof(md));
-	struct md_slot *s = htab_find(&rf->md, &md, h);
+	uint64_t h = hash_mix((uintptr_t)md);
+	const struct md_slot *s = md_table_find(&rf->md, md, h);
 	if (s)
 		return s->out;
 	uint16_t nf = md->fields_known && md->nfields <= UINT16_MAX ? (uint16_t)md->nfields : 0;
@@ -284,10 +291,10 @@ static uint32_t metadata_of(struct nettrace_out *o, struct rt_file *rf,
 	free_fields(fields, nf);
 	if (!id)
 		return 0;
-	s = xcalloc(1, sizeof(*s));
-	s->md = md;
-	s->out = id;
-	htab_add(&rf->md, s, h);
+	bool found;
+	struct md_slot *slot = md_table_insert(&rf->md, md, h, &found);
+	slot->md = md;
+	slot->out = id;
 	return id;
 }
 
@@ -356,7 +363,7 @@ void unified_runtime_free(struct unified_runtime *rt)
 		free(rf->path);
 		free(rf->ev);
 		free(rf->ips);
-		htab_free(&rf->md, free);
+		md_table_free(&rf->md);
 		nettrace_buf_free(&rf->data);
 	}
 	free(rt->files);

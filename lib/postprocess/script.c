@@ -4,6 +4,7 @@
  * "%16s "/"%s " comm, "%5d/%-5d ", "[%03d] ", "%12s: " of "%lu.%06lu", "%10lu ",
  * "%*s: " event, "\t%16lx %s (%s)\n" per frame. */
 #include "script.h"
+#include "base/hash.h"
 #include "base/log.h"
 #include "perfview_text.h"
 
@@ -254,9 +255,8 @@ static void put_frame_line(struct script_writer *w, const struct frame *f)
 {
 	const char *sym = f->sym ? f->sym : "[unknown]";
 	const char *dso = f->dso ? f->dso : "[unknown]";
-	uint64_t h = (f->ip * 0x9E3779B97F4A7C15ULL) ^ ((uintptr_t)sym * 0xff51afd7ed558ccdULL) ^
-		     ((uintptr_t)dso >> 3);
-	struct cached_line *c = &w->lines[(h >> 40) & (LINE_CACHE_SIZE - 1)];
+	uint64_t h = hash_two(f->ip, (uintptr_t)sym ^ (uintptr_t)dso << 16);
+	struct cached_line *c = &w->lines[h & (LINE_CACHE_SIZE - 1)];
 	if (c->at && c->ip == f->ip && c->sym == sym && c->dso == dso &&
 	    w->arena_pos - c->at <= LINE_ARENA - c->len) {
 		put_mem(w, w->arena + (c->at - 1) % LINE_ARENA, c->len);

@@ -1,33 +1,11 @@
 /* calltree: see calltree.h. */
 #include "calltree.h"
+#include "base/hash.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-static uint64_t hash_mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
-/* Eight bytes at a time: interning runs once per frame of every sample. */
-static uint64_t hash_str(uint64_t h, const char *s)
-{
-	size_t n = strlen(s);
-	h ^= n * 0x9e3779b97f4a7c15ULL;
-	for (; n >= 8; s += 8, n -= 8) {
-		uint64_t w;
-		memcpy(&w, s, 8);
-		h = (h ^ hash_mix(w)) * 0x9e3779b97f4a7c15ULL;
-	}
-	uint64_t w = 0;
-	memcpy(&w, s, n);
-	return hash_mix((h ^ hash_mix(w)) * 0x9e3779b97f4a7c15ULL);
-}
 
 /* ---- kinds ---- */
 
@@ -92,12 +70,20 @@ const char *frame_kind_name(enum frame_kind k)
 
 /* ---- interned strings: chunks that never move ---- */
 
+#define HTAB_NAME	    string_set
+#define HTAB_ENTRY	    const char *
+#define HTAB_KEY	    const char *
+#define HTAB_EMPTY(e)	    (!*(e))
+#define HTAB_HASH(t, e)	    hash_str(*(e))
+#define HTAB_MATCH(t, e, k) (!strcmp(*(e), (k)))
+#define HTAB_MIN	    1024
+#include "base/htab.h"
+
 struct strpool {
 	char **chunks;
 	size_t nchunks, chunks_cap;
 	size_t used, left; /* in the last chunk */
-	char **slots;	   /* open addressing, power of two */
-	size_t nslots, count;
+	struct string_set set;
 };
 
 #define STRPOOL_CHUNK 65536
@@ -118,35 +104,13 @@ static char *strpool_copy(struct strpool *p, const char *s, size_t n)
 	return d;
 }
 
-static void strpool_rehash(struct strpool *p)
-{
-	size_t n = p->nslots ? p->nslots * 2 : 1024;
-	char **slots = xcalloc(n, sizeof(*slots));
-	for (size_t i = 0; i < p->nslots; i++) {
-		if (!p->slots[i])
-			continue;
-		size_t j = hash_str(0, p->slots[i]) & (n - 1);
-		while (slots[j])
-			j = (j + 1) & (n - 1);
-		slots[j] = p->slots[i];
-	}
-	free(p->slots);
-	p->slots = slots;
-	p->nslots = n;
-}
-
 static const char *strpool_intern(struct strpool *p, const char *s)
 {
-	if (2 * (p->count + 1) > p->nslots)
-		strpool_rehash(p);
-	size_t j = hash_str(0, s) & (p->nslots - 1);
-	while (p->slots[j]) {
-		if (!strcmp(p->slots[j], s))
-			return p->slots[j];
-		j = (j + 1) & (p->nslots - 1);
-	}
-	p->count++;
-	return p->slots[j] = strpool_copy(p, s, strlen(s));
+	bool found;
+	const char **e = string_set_insert(&p->set, s, hash_str(s), &found);
+	if (!found)
+		*e = strpool_copy(p, s, strlen(s));
+	return *e;
 }
 
 static void strpool_free(struct strpool *p)
@@ -154,7 +118,7 @@ static void strpool_free(struct strpool *p)
 	for (size_t i = 0; i < p->nchunks; i++)
 		free(p->chunks[i]);
 	free(p->chunks);
-	free(p->slots);
+	string_set_free(&p->set);
 }
 
 /* ---- functions ---- */
@@ -166,17 +130,38 @@ struct func {
 	enum frame_kind kind;
 };
 
+struct func_key {
+	const char *sym, *dso;
+	uint64_t hash;
+};
+
+/* Function ids by name: a slot is the id + 1 (0: empty) into the table's funcs. */
+#define HTAB_NAME	func_ids
+#define HTAB_ENTRY	uint32_t
+#define HTAB_KEY	struct func_key
+#define HTAB_CTX	struct func *const * /* the functable's funcs */
+#define HTAB_EMPTY(e)	(!*(e))
+#define FUNC_OF(t, e)	(&(*(t)->ctx)[*(e)-1])
+#define HTAB_HASH(t, e) (FUNC_OF(t, e)->hash)
+#define HTAB_MATCH(t, e, k)                                                                        \
+	(FUNC_OF(t, e)->hash == (k).hash && !strcmp(FUNC_OF(t, e)->sym, (k).sym) &&                \
+	 !strcmp(FUNC_OF(t, e)->dso, (k).dso))
+#define HTAB_MIN 1024
+#include "base/htab.h"
+#undef FUNC_OF
+
 struct functable {
 	struct strpool strings;
 	struct func *funcs;
 	size_t count, cap;
-	uint32_t *slots; /* id + 1; 0 = empty */
-	size_t nslots;
+	struct func_ids ids;
 };
 
 struct functable *functable_new(void)
 {
-	return xcalloc(1, sizeof(struct functable));
+	struct functable *ft = xcalloc(1, sizeof(struct functable));
+	ft->ids.ctx = &ft->funcs;
+	return ft;
 }
 
 void functable_free(struct functable *ft)
@@ -185,28 +170,8 @@ void functable_free(struct functable *ft)
 		return;
 	strpool_free(&ft->strings);
 	free(ft->funcs);
-	free(ft->slots);
+	func_ids_free(&ft->ids);
 	free(ft);
-}
-
-static uint64_t func_hash(const char *sym, const char *dso)
-{
-	return hash_str(hash_str(1, sym), dso);
-}
-
-static void functable_rehash(struct functable *ft)
-{
-	size_t n = ft->nslots ? ft->nslots * 2 : 1024;
-	uint32_t *slots = xcalloc(n, sizeof(*slots));
-	for (size_t id = 0; id < ft->count; id++) {
-		size_t j = ft->funcs[id].hash & (n - 1);
-		while (slots[j])
-			j = (j + 1) & (n - 1);
-		slots[j] = (uint32_t)id + 1;
-	}
-	free(ft->slots);
-	ft->slots = slots;
-	ft->nslots = n;
 }
 
 static const char *display_name(struct functable *ft, const char *sym, const char *dso)
@@ -228,24 +193,20 @@ static const char *display_name(struct functable *ft, const char *sym, const cha
 static uint32_t intern(struct functable *ft, const char *sym, const char *dso, int kind,
 		       uint64_t ip)
 {
-	if (2 * (ft->count + 1) > ft->nslots)
-		functable_rehash(ft);
-	uint64_t h = func_hash(sym, dso);
-	size_t j = h & (ft->nslots - 1);
-	for (; ft->slots[j]; j = (j + 1) & (ft->nslots - 1)) {
-		const struct func *f = &ft->funcs[ft->slots[j] - 1];
-		if (f->hash == h && !strcmp(f->sym, sym) && !strcmp(f->dso, dso))
-			return ft->slots[j] - 1;
-	}
+	struct func_key key = {sym, dso, hash_two(hash_str(sym), hash_str(dso))};
+	bool found;
+	uint32_t *slot = func_ids_insert(&ft->ids, key, key.hash, &found);
+	if (found)
+		return *slot - 1;
 	grow_array((void **)&ft->funcs, &ft->cap, ft->count + 1, sizeof(*ft->funcs));
 	struct func *f = &ft->funcs[ft->count];
 	f->sym = strpool_intern(&ft->strings, sym);
 	f->dso = strpool_intern(&ft->strings, dso);
 	f->name = display_name(ft, f->sym, f->dso);
-	f->hash = h;
+	f->hash = key.hash;
 	f->ip = ip;
 	f->kind = kind >= 0 ? (enum frame_kind)kind : frame_kind_of(sym, dso, ip);
-	ft->slots[j] = (uint32_t)++ft->count;
+	*slot = (uint32_t)++ft->count;
 	return (uint32_t)ft->count - 1;
 }
 
@@ -292,33 +253,35 @@ const char *functable_name(const struct functable *ft, uint32_t id)
 
 /* ---- the trie ---- */
 
-struct calltree {
-	struct functable *ft;
-	struct calltree_node *nodes;
-	size_t count, cap;
-	uint32_t *slots; /* child index by (parent, func): node index + 1; 0 = empty */
-	size_t nslots;
+struct child_key {
+	uint32_t parent, func;
 };
+
+/* A node by its parent and function: a slot is the node's index + 1 (0: empty). */
+#define HTAB_NAME	    node_ids
+#define HTAB_ENTRY	    uint32_t
+#define HTAB_KEY	    struct child_key
+#define HTAB_CTX	    struct calltree_node *const * /* the tree's nodes */
+#define HTAB_EMPTY(e)	    (!*(e))
+#define NODE_OF(t, e)	    (&(*(t)->ctx)[*(e)-1])
+#define HTAB_HASH(t, e)	    child_hash(NODE_OF(t, e)->parent, NODE_OF(t, e)->func)
+#define HTAB_MATCH(t, e, k) (NODE_OF(t, e)->parent == (k).parent && NODE_OF(t, e)->func == (k).func)
+#define HTAB_MIN	    4096
 
 static uint64_t child_hash(uint32_t parent, uint32_t func)
 {
 	return hash_mix((uint64_t)parent << 32 | func);
 }
 
-static void calltree_rehash(struct calltree *t)
-{
-	size_t n = t->nslots ? t->nslots * 2 : 4096;
-	uint32_t *slots = xcalloc(n, sizeof(*slots));
-	for (size_t i = 1; i < t->count; i++) {
-		size_t j = child_hash(t->nodes[i].parent, t->nodes[i].func) & (n - 1);
-		while (slots[j])
-			j = (j + 1) & (n - 1);
-		slots[j] = (uint32_t)i + 1;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = n;
-}
+#include "base/htab.h"
+#undef NODE_OF
+
+struct calltree {
+	struct functable *ft;
+	struct calltree_node *nodes;
+	size_t count, cap;
+	struct node_ids children;
+};
 
 struct calltree *calltree_new(struct functable *ft)
 {
@@ -330,7 +293,7 @@ struct calltree *calltree_new(struct functable *ft)
 					     .first_child = CALLTREE_NONE,
 					     .next_sibling = CALLTREE_NONE};
 	t->count = 1;
-	calltree_rehash(t);
+	t->children.ctx = &t->nodes;
 	return t;
 }
 
@@ -339,7 +302,7 @@ void calltree_free(struct calltree *t)
 	if (!t)
 		return;
 	free(t->nodes);
-	free(t->slots);
+	node_ids_free(&t->children);
 	free(t);
 }
 
@@ -350,14 +313,11 @@ struct functable *calltree_functable(const struct calltree *t)
 
 static uint32_t child_of(struct calltree *t, uint32_t parent, uint32_t func)
 {
-	if (2 * (t->count + 1) > t->nslots)
-		calltree_rehash(t);
-	size_t j = child_hash(parent, func) & (t->nslots - 1);
-	for (; t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
-		uint32_t i = t->slots[j] - 1;
-		if (t->nodes[i].parent == parent && t->nodes[i].func == func)
-			return i;
-	}
+	struct child_key key = {parent, func};
+	bool found;
+	uint32_t *slot = node_ids_insert(&t->children, key, child_hash(parent, func), &found);
+	if (found)
+		return *slot - 1;
 	if (t->count >= UINT32_MAX - 1)
 		abort(); /* 4 billion unique stack prefixes: memory ran out long before */
 	grow_array((void **)&t->nodes, &t->cap, t->count + 1, sizeof(*t->nodes));
@@ -368,7 +328,7 @@ static uint32_t child_of(struct calltree *t, uint32_t parent, uint32_t func)
 					     .next_sibling = t->nodes[parent].first_child,
 					     .depth = t->nodes[parent].depth + 1};
 	t->nodes[parent].first_child = i;
-	t->slots[j] = i + 1;
+	*slot = i + 1;
 	return i;
 }
 

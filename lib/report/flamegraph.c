@@ -1,6 +1,7 @@
 /* flamegraph: see flamegraph.h. */
 #include "flamegraph.h"
 #include "flamegraph_script.h"
+#include "base/hash.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -202,21 +203,13 @@ static void put_xml(FILE *out, const char *s, size_t max)
 		fputs("..", out);
 }
 
-static uint32_t name_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
 /* CPU time: kernel orange, native red, JIT/managed green, processes blue.  Off-CPU time:
  * blues, kernel pale, native deep, JIT/managed turquoise, processes violet.  The root grey;
  * the shade varies with the name so that neighbours stay apart. */
 static void frame_color(enum flamegraph_palette pal, enum frame_kind k, const char *name, bool root,
 			int rgb[3])
 {
-	uint32_t h = name_hash(name);
+	uint32_t h = hash_stable32(name); /* the same colours in every version */
 	double v1 = (h & 0xff) / 255.0, v2 = (h >> 8 & 0xff) / 255.0, v3 = (h >> 16 & 0xff) / 255.0;
 	static const int base[][6] = {
 	    /* r lo, r span, g lo, g span, b lo, b span */

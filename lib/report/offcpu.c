@@ -1,65 +1,47 @@
 /* offcpu: see offcpu.h. */
 #include "offcpu.h"
+#include "base/hash.h"
 #include "perfdata/sched_switch.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- threads: open addressing by tid, entries never removed ---- */
+/* ---- threads by tid, entries never removed ---- */
 
 struct pending {
 	int tid;       /* 0: empty slot (tid 0 is the idle task, which never blocks) */
 	uint32_t node; /* the stack of the pending switch-out; CALLTREE_NONE when running */
 	uint64_t start_ns;
 };
+#define HTAB_NAME	    pending_table
+#define HTAB_ENTRY	    struct pending
+#define HTAB_KEY	    int
+#define HTAB_EMPTY(e)	    (!(e)->tid)
+#define HTAB_HASH(t, e)	    hash_mix((uint32_t)(e)->tid)
+#define HTAB_MATCH(t, e, k) ((e)->tid == (k))
+#define HTAB_MIN	    256
+#include "base/htab.h"
 
 struct offcpu {
 	struct calltree *tree;
-	struct pending *slots; /* power of two */
-	size_t nslots;
+	struct pending_table threads;
 	uint64_t last_ns;
 	struct offcpu_stats st;
 };
 
-static size_t tid_slot(int tid, size_t nslots)
-{
-	uint64_t x = (uint32_t)tid * 0x9e3779b97f4a7c15ULL;
-	return (size_t)(x >> 32) & (nslots - 1);
-}
-
-static void grow(struct offcpu *oc)
-{
-	size_t n = oc->nslots ? oc->nslots * 2 : 256;
-	struct pending *slots = xcalloc(n, sizeof(*slots));
-	for (size_t i = 0; i < oc->nslots; i++) {
-		if (!oc->slots[i].tid)
-			continue;
-		size_t j = tid_slot(oc->slots[i].tid, n);
-		while (slots[j].tid)
-			j = (j + 1) & (n - 1);
-		slots[j] = oc->slots[i];
-	}
-	free(oc->slots);
-	oc->slots = slots;
-	oc->nslots = n;
-}
-
 /* The entry of tid, or NULL when it never blocked (create: add it). */
 static struct pending *thread(struct offcpu *oc, int tid, bool create)
 {
-	if (create && 2 * (oc->st.threads + 1) > oc->nslots)
-		grow(oc);
-	if (!oc->nslots)
-		return NULL;
-	size_t j = tid_slot(tid, oc->nslots);
-	for (; oc->slots[j].tid; j = (j + 1) & (oc->nslots - 1))
-		if (oc->slots[j].tid == tid)
-			return &oc->slots[j];
+	uint64_t h = hash_mix((uint32_t)tid);
 	if (!create)
-		return NULL;
-	oc->st.threads++;
-	oc->slots[j] = (struct pending){.tid = tid, .node = CALLTREE_NONE};
-	return &oc->slots[j];
+		return pending_table_find(&oc->threads, tid, h);
+	bool found;
+	struct pending *p = pending_table_insert(&oc->threads, tid, h, &found);
+	if (!found) {
+		oc->st.threads++;
+		*p = (struct pending){.tid = tid, .node = CALLTREE_NONE};
+	}
+	return p;
 }
 
 struct offcpu *offcpu_new(struct calltree *tree)
@@ -73,7 +55,7 @@ void offcpu_free(struct offcpu *oc)
 {
 	if (!oc)
 		return;
-	free(oc->slots);
+	pending_table_free(&oc->threads);
 	free(oc);
 }
 
@@ -143,9 +125,9 @@ void offcpu_block(struct offcpu *oc, int tid, uint64_t time_ns, uint32_t node)
 
 void offcpu_finish(struct offcpu *oc)
 {
-	for (size_t i = 0; i < oc->nslots; i++) {
-		struct pending *p = &oc->slots[i];
-		if (!p->tid || p->node == CALLTREE_NONE)
+	struct pending *p;
+	for (size_t i = 0; (p = pending_table_each(&oc->threads, &i));) {
+		if (p->node == CALLTREE_NONE)
 			continue;
 		oc->st.open_at_end++;
 		if (oc->last_ns > p->start_ns)

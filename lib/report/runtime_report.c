@@ -13,29 +13,17 @@
 
 void rt_tally_add(struct rt_tally *t, const char *key, uint64_t count, double sum)
 {
-	if ((t->n + 1) * 2 > t->nslots) {
-		free(t->slots);
-		t->nslots = t->nslots ? t->nslots * 2 : 64;
-		t->slots = xcalloc(t->nslots, sizeof(*t->slots));
-		for (size_t i = 0; i < t->n; i++) {
-			size_t s = hash_str(t->e[i].key) & (t->nslots - 1);
-			while (t->slots[s])
-				s = (s + 1) & (t->nslots - 1);
-			t->slots[s] = i + 1;
-		}
-	}
-	size_t s = hash_str(key) & (t->nslots - 1);
-	for (; t->slots[s]; s = (s + 1) & (t->nslots - 1)) {
-		struct rt_tally_entry *e = &t->e[t->slots[s] - 1];
-		if (!strcmp(e->key, key)) {
-			e->count += count;
-			e->sum += sum;
-			return;
-		}
+	bool found;
+	t->index.ctx = &t->e;
+	size_t *slot = rt_tally_index_insert(&t->index, key, hash_str(key), &found);
+	if (found) {
+		t->e[*slot - 1].count += count;
+		t->e[*slot - 1].sum += sum;
+		return;
 	}
 	grow_array((void **)&t->e, &t->cap, t->n + 1, sizeof(*t->e));
 	t->e[t->n] = (struct rt_tally_entry){xstrdup(key), count, sum};
-	t->slots[s] = ++t->n;
+	*slot = ++t->n;
 }
 
 void rt_tally_release(struct rt_tally *t)
@@ -43,7 +31,7 @@ void rt_tally_release(struct rt_tally *t)
 	for (size_t i = 0; i < t->n; i++)
 		free(t->e[i].key);
 	free(t->e);
-	free(t->slots);
+	rt_tally_index_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -116,35 +104,28 @@ struct gc_event {
 	} u;
 };
 
-/* thread id -> index + 1 of its open wait or JIT (0: none), open addressing. */
-struct thread_slots {
-	uint64_t *tid;
-	size_t *idx;
-	size_t cap, n;
+/* thread id -> index + 1 of its open JIT (0: none). */
+struct thread_slot {
+	uint64_t tid;
+	size_t idx;
+	bool used;
 };
+#define HTAB_NAME	    thread_slots
+#define HTAB_ENTRY	    struct thread_slot
+#define HTAB_KEY	    uint64_t
+#define HTAB_EMPTY(e)	    (!(e)->used)
+#define HTAB_HASH(t, e)	    hash_mix((e)->tid)
+#define HTAB_MATCH(t, e, k) ((e)->tid == (k))
+#define HTAB_MIN	    64
+#include "base/htab.h"
 
 static size_t *slot(struct thread_slots *m, uint64_t tid)
 {
-	if ((m->n + 1) * 2 > m->cap) {
-		struct thread_slots old = *m;
-		m->cap = old.cap ? old.cap * 2 : 64;
-		m->tid = xcalloc(m->cap, sizeof(*m->tid));
-		m->idx = xcalloc(m->cap, sizeof(*m->idx));
-		m->n = 0;
-		for (size_t i = 0; i < old.cap; i++)
-			if (old.idx[i])
-				*slot(m, old.tid[i]) = old.idx[i];
-		free(old.tid);
-		free(old.idx);
-	}
-	size_t i = (size_t)(tid * 0x9e3779b97f4a7c15ULL) & (m->cap - 1);
-	while (m->idx[i] && m->tid[i] != tid)
-		i = (i + 1) & (m->cap - 1);
-	if (!m->idx[i]) {
-		m->tid[i] = tid;
-		m->n++; /* an entry once used stays: its index may go back to 0 */
-	}
-	return &m->idx[i];
+	bool found;
+	struct thread_slot *e = thread_slots_insert(m, tid, hash_mix(tid), &found);
+	if (!found)
+		*e = (struct thread_slot){.tid = tid, .used = true};
+	return &e->idx;
 }
 
 struct reading {
@@ -152,16 +133,13 @@ struct reading {
 	const struct nettrace_trace *t;
 	struct gc_event *gcev;
 	size_t ngcev, gcev_cap;
-	struct thread_slots waits, jits; /* each thread's open contention and JIT */
+	struct thread_slots jits; /* each thread's open JIT */
 };
 
 static void reading_release(struct reading *rd)
 {
 	free(rd->gcev);
-	free(rd->waits.tid);
-	free(rd->waits.idx);
-	free(rd->jits.tid);
-	free(rd->jits.idx);
+	thread_slots_free(&rd->jits);
 }
 
 static void keep_frames(const struct nettrace_event *e, uint64_t *ips, size_t *n)
@@ -238,7 +216,6 @@ static void on_event(struct reading *rd, const struct nettrace_event *e)
 		grow_array((void **)&p->waits, &p->waits_cap, p->nwaits + 1, sizeof(*p->waits));
 		struct rt_wait *w = &p->waits[p->nwaits++];
 		memset(w, 0, sizeof(*w));
-		*slot(&rd->waits, e->thread_id) = p->nwaits;
 		w->tid = e->thread_id;
 		w->start_ns = ns;
 		keep_frames(e, w->ips, &w->n);

@@ -3,6 +3,7 @@
 #ifndef PC_RUNTIME_REPORT_INT_H
 #define PC_RUNTIME_REPORT_INT_H
 
+#include "base/hash.h"
 #include "runtime_report.h"
 
 #define RT_FRAMES 16 /* frames kept per exception or contention, leaf first */
@@ -49,11 +50,20 @@ struct rt_tally_entry {
 	uint64_t count;
 	double sum;
 };
+/* The entries by key: a slot is an index + 1 into the tally's e (0: empty). */
+#define HTAB_NAME	    rt_tally_index
+#define HTAB_ENTRY	    size_t
+#define HTAB_KEY	    const char *
+#define HTAB_CTX	    struct rt_tally_entry *const *
+#define HTAB_EMPTY(s)	    (!*(s))
+#define HTAB_HASH(t, s)	    hash_str((*(t)->ctx)[*(s)-1].key)
+#define HTAB_MATCH(t, s, k) (!strcmp((*(t)->ctx)[*(s)-1].key, (k)))
+#define HTAB_MIN	    64
+#include "base/htab.h"
 struct rt_tally {
 	struct rt_tally_entry *e;
 	size_t n, cap;
-	size_t *slots; /* open addressing: index + 1, 0 empty */
-	size_t nslots;
+	struct rt_tally_index index;
 };
 
 struct rt_process {

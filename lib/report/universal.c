@@ -1,5 +1,6 @@
 /* universal: see universal.h. */
 #include "universal.h"
+#include "base/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,8 +45,26 @@ struct proc {
 
 struct mapping_name {
 	uint64_t id;
-	const char *name;
+	const char *name; /* NULL: empty */
 };
+
+#define HTAB_NAME	    proc_table
+#define HTAB_ENTRY	    struct proc *
+#define HTAB_KEY	    uint32_t
+#define HTAB_EMPTY(e)	    (!*(e))
+#define HTAB_HASH(t, e)	    hash_mix((*(e))->pid)
+#define HTAB_MATCH(t, e, k) ((*(e))->pid == (k))
+#define HTAB_MIN	    64
+#include "base/htab.h"
+
+#define HTAB_NAME	    mapping_names
+#define HTAB_ENTRY	    struct mapping_name
+#define HTAB_KEY	    uint64_t
+#define HTAB_EMPTY(e)	    (!(e)->name)
+#define HTAB_HASH(t, e)	    hash_mix((e)->id)
+#define HTAB_MATCH(t, e, k) ((e)->id == (k))
+#define HTAB_MIN	    256
+#include "base/htab.h"
 
 struct universal {
 	stackfile_cb cb;
@@ -53,10 +72,8 @@ struct universal {
 	struct meta *meta; /* by id */
 	size_t meta_cap;
 	bool universal;
-	struct proc **procs; /* open addressing by pid */
-	size_t procs_cap, nprocs;
-	struct mapping_name *mapnames; /* open addressing by id */
-	size_t mapnames_cap, nmapnames;
+	struct proc_table procs;
+	struct mapping_names mapnames;
 	char **strings; /* every name kept, to free */
 	size_t nstrings, strings_cap;
 	struct stack_frame *frames;
@@ -83,17 +100,16 @@ void universal_free(struct universal *u)
 	for (size_t i = 0; i < u->meta_cap; i++)
 		free(u->meta[i].event);
 	free(u->meta);
-	for (size_t i = 0; i < u->procs_cap; i++) {
-		struct proc *p = u->procs[i];
-		if (!p)
-			continue;
+	struct proc **e;
+	for (size_t i = 0; (e = proc_table_each(&u->procs, &i));) {
+		struct proc *p = *e;
 		free(p->perfmap);
 		free(p->maps.v);
 		free(p->syms.v);
 		free(p);
 	}
-	free(u->procs);
-	free(u->mapnames);
+	proc_table_free(&u->procs);
+	mapping_names_free(&u->mapnames);
 	for (size_t i = 0; i < u->nstrings; i++)
 		free(u->strings[i]);
 	free(u->strings);
@@ -188,73 +204,29 @@ static char *rd_str(struct rd *r)
 
 /* ---- processes, mappings, symbols ---- */
 
-static uint64_t mix(uint64_t x)
-{
-	x *= 0x9e3779b97f4a7c15ULL;
-	return x ^ (x >> 29);
-}
-
 static struct proc *proc(struct universal *u, uint32_t pid)
 {
-	if (2 * (u->nprocs + 1) > u->procs_cap) {
-		struct proc **old = u->procs;
-		size_t oldcap = u->procs_cap;
-		u->procs_cap = oldcap ? oldcap * 2 : 64;
-		u->procs = xcalloc(u->procs_cap, sizeof(*u->procs));
-		for (size_t i = 0; i < oldcap; i++) {
-			if (!old[i])
-				continue;
-			size_t j = mix(old[i]->pid) & (u->procs_cap - 1);
-			while (u->procs[j])
-				j = (j + 1) & (u->procs_cap - 1);
-			u->procs[j] = old[i];
-		}
-		free(old);
+	bool found;
+	struct proc **p = proc_table_insert(&u->procs, pid, hash_mix(pid), &found);
+	if (!found) {
+		*p = xcalloc(1, sizeof(**p));
+		(*p)->pid = pid;
+		(*p)->perfmap = xasprintf("/tmp/perf-%u.map", pid);
 	}
-	size_t j = mix(pid) & (u->procs_cap - 1);
-	for (; u->procs[j]; j = (j + 1) & (u->procs_cap - 1))
-		if (u->procs[j]->pid == pid)
-			return u->procs[j];
-	struct proc *p = xcalloc(1, sizeof(*p));
-	p->pid = pid;
-	p->perfmap = xasprintf("/tmp/perf-%u.map", pid);
-	u->procs[j] = p;
-	u->nprocs++;
-	return p;
+	return *p;
 }
 
 static const char *mapping_name(const struct universal *u, uint64_t id)
 {
-	if (!u->mapnames_cap)
-		return NULL;
-	for (size_t j = mix(id) & (u->mapnames_cap - 1); u->mapnames[j].name;
-	     j = (j + 1) & (u->mapnames_cap - 1))
-		if (u->mapnames[j].id == id)
-			return u->mapnames[j].name;
-	return NULL;
+	const struct mapping_name *m = mapping_names_find(&u->mapnames, id, hash_mix(id));
+	return m ? m->name : NULL;
 }
 
 static void set_mapping_name(struct universal *u, uint64_t id, const char *name)
 {
-	if (2 * (u->nmapnames + 1) > u->mapnames_cap) {
-		struct mapping_name *old = u->mapnames;
-		size_t oldcap = u->mapnames_cap;
-		u->mapnames_cap = oldcap ? oldcap * 2 : 256;
-		u->mapnames = xcalloc(u->mapnames_cap, sizeof(*u->mapnames));
-		u->nmapnames = 0;
-		for (size_t i = 0; i < oldcap; i++)
-			if (old[i].name)
-				set_mapping_name(u, old[i].id, old[i].name);
-		free(old);
-	}
-	size_t j = mix(id) & (u->mapnames_cap - 1);
-	for (; u->mapnames[j].name; j = (j + 1) & (u->mapnames_cap - 1))
-		if (u->mapnames[j].id == id) {
-			u->mapnames[j].name = name;
-			return;
-		}
-	u->mapnames[j] = (struct mapping_name){id, name};
-	u->nmapnames++;
+	bool found;
+	*mapping_names_insert(&u->mapnames, id, hash_mix(id), &found) =
+	    (struct mapping_name){id, name};
 }
 
 /* The first range whose end is above addr. */

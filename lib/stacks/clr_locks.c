@@ -1,6 +1,7 @@
 /* clr_locks: see clr_locks.h. */
 #include "clr_locks.h"
 #include "clr_threads.h"
+#include "base/hash.h"
 
 #include "base/proc_maps.h"
 
@@ -28,13 +29,20 @@ struct cached {
 	bool used, readable;
 	unsigned char bytes[LOCK_BYTES];
 };
+#define HTAB_NAME	    cache_table
+#define HTAB_ENTRY	    struct cached
+#define HTAB_KEY	    uint64_t
+#define HTAB_EMPTY(e)	    (!(e)->used)
+#define HTAB_HASH(t, e)	    hash_mix((e)->addr)
+#define HTAB_MATCH(t, e, k) ((e)->addr == (k))
+#define HTAB_MIN	    4096
+#include "base/htab.h"
 
 struct clr_scan {
 	pid_t pid;
 	pid_t *nstids;
 	size_t n;
-	struct cached *cache; /* open addressing by address */
-	size_t cap, used;
+	struct cache_table cache; /* by address */
 	struct clr_thread_id *ids;
 	size_t nids;
 	uint64_t (*vmas)[2]; /* the process's mappings, [start, end), in address order */
@@ -80,8 +88,6 @@ struct clr_scan *clr_scan_new(pid_t pid, const pid_t *nstids, size_t n,
 	c->nstids = xcalloc(n + 1, sizeof(*c->nstids));
 	memcpy(c->nstids, nstids, n * sizeof(*nstids));
 	c->n = n;
-	c->cap = 4096;
-	c->cache = xcalloc(c->cap, sizeof(*c->cache));
 	read_vmas(c);
 	return c;
 }
@@ -92,7 +98,7 @@ void clr_scan_free(struct clr_scan *c)
 		return;
 	free(c->nstids);
 	free(c->ids);
-	free(c->cache);
+	cache_table_free(&c->cache);
 	free(c->vmas);
 	free(c);
 }
@@ -185,32 +191,14 @@ bool clr_header_has_index(uint32_t header, uint32_t index)
 /* LOCK_BYTES at addr, read once per scan; NULL when unreadable. */
 static const unsigned char *read_cached(struct clr_scan *c, uint64_t addr)
 {
-	if (c->used * 2 >= c->cap) { /* grow: rehash */
-		struct cached *old = c->cache;
-		size_t oldcap = c->cap;
-		c->cap *= 2;
-		c->cache = xcalloc(c->cap, sizeof(*c->cache));
-		for (size_t i = 0; i < oldcap; i++) {
-			if (!old[i].used)
-				continue;
-			size_t h = (old[i].addr * 0x9E3779B97F4A7C15ull >> 20) & (c->cap - 1);
-			while (c->cache[h].used)
-				h = (h + 1) & (c->cap - 1);
-			c->cache[h] = old[i];
-		}
-		free(old);
-	}
-	size_t h = (addr * 0x9E3779B97F4A7C15ull >> 20) & (c->cap - 1);
-	while (c->cache[h].used && c->cache[h].addr != addr)
-		h = (h + 1) & (c->cap - 1);
-	struct cached *e = &c->cache[h];
-	if (!e->used) {
+	bool found;
+	struct cached *e = cache_table_insert(&c->cache, addr, hash_mix(addr), &found);
+	if (!found) {
 		e->used = true;
 		e->addr = addr;
 		struct iovec local = {e->bytes, LOCK_BYTES};
 		struct iovec remote = {(void *)(uintptr_t)addr, LOCK_BYTES};
 		e->readable = process_vm_readv(c->pid, &local, 1, &remote, 1, 0) == LOCK_BYTES;
-		c->used++;
 	}
 	return e->readable ? e->bytes : NULL;
 }

@@ -6,6 +6,7 @@
  * strings would dominate).
  */
 #include "machine.h"
+#include "base/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,19 +31,39 @@ struct thread {
 	bool live; /* counted in its process's nlive */
 };
 
-/* Open addressing, key 0 is a valid pid (the idle task) so slots carry a used flag. */
-struct table {
-	void **slots;
-	uint32_t *keys;
-	size_t cap, n;
-};
+#define HTAB_NAME	    process_table
+#define HTAB_ENTRY	    struct process *
+#define HTAB_KEY	    uint32_t
+#define HTAB_EMPTY(e)	    (!*(e))
+#define HTAB_HASH(t, e)	    hash_mix((*(e))->pid)
+#define HTAB_MATCH(t, e, k) ((*(e))->pid == (k))
+#define HTAB_MIN	    64
+#include "base/htab.h"
+
+#define HTAB_NAME	    thread_table
+#define HTAB_ENTRY	    struct thread *
+#define HTAB_KEY	    uint32_t
+#define HTAB_EMPTY(e)	    (!*(e))
+#define HTAB_HASH(t, e)	    hash_mix((*(e))->tid)
+#define HTAB_MATCH(t, e, k) ((*(e))->tid == (k))
+#define HTAB_MIN	    64
+#include "base/htab.h"
+
+/* Interned file names. */
+#define HTAB_NAME	    string_table
+#define HTAB_ENTRY	    char *
+#define HTAB_KEY	    const char *
+#define HTAB_EMPTY(e)	    (!*(e))
+#define HTAB_HASH(t, e)	    hash_str(*(e))
+#define HTAB_MATCH(t, e, k) (!strcmp(*(e), (k)))
+#define HTAB_MIN	    64
+#include "base/htab.h"
 
 struct machine {
-	struct table procs, threads;
+	struct process_table procs;
+	struct thread_table threads;
 	struct maps kernel_maps;
-	struct table strings; /* interned file names, keyed by hash */
-	char **interned;
-	size_t ninterned, interned_cap;
+	struct string_table strings;
 	char tidbuf[16];
 	/* machine_drop_exited(): processes whose last thread exited, oldest first */
 	bool drop_exited;
@@ -52,125 +73,25 @@ struct machine {
 	struct process *dead_head, *dead_tail;
 };
 
-static size_t hash32(uint32_t k)
-{
-	k ^= k >> 16;
-	k *= 0x7feb352d;
-	k ^= k >> 15;
-	k *= 0x846ca68b;
-	k ^= k >> 16;
-	return k;
-}
-
-static void *table_get(const struct table *t, uint32_t key)
-{
-	if (!t->cap)
-		return NULL;
-	for (size_t i = hash32(key) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
-		if (!t->slots[i])
-			return NULL;
-		if (t->keys[i] == key)
-			return t->slots[i];
-	}
-}
-
-static void table_put(struct table *t, uint32_t key, void *val);
-
-static void table_grow(struct table *t)
-{
-	struct table old = *t;
-	t->cap = old.cap ? old.cap * 2 : 64;
-	t->slots = xcalloc(t->cap, sizeof(*t->slots));
-	t->keys = xcalloc(t->cap, sizeof(*t->keys));
-	t->n = 0;
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.slots[i])
-			table_put(t, old.keys[i], old.slots[i]);
-	free(old.slots);
-	free(old.keys);
-}
-
-/* Inserts or replaces. */
-static void table_put(struct table *t, uint32_t key, void *val)
-{
-	if ((t->n + 1) * 2 > t->cap)
-		table_grow(t);
-	for (size_t i = hash32(key) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
-		if (!t->slots[i]) {
-			t->slots[i] = val;
-			t->keys[i] = key;
-			t->n++;
-			return;
-		}
-		if (t->keys[i] == key) {
-			t->slots[i] = val;
-			return;
-		}
-	}
-}
-
-/* Removes key (backward-shift deletion: later entries of its probe run move up, so
- * lookups need no tombstones).  Returns its value, NULL if absent. */
-static void *table_remove(struct table *t, uint32_t key)
-{
-	if (!t->cap)
-		return NULL;
-	size_t mask = t->cap - 1, i = hash32(key) & mask;
-	while (t->slots[i] && t->keys[i] != key)
-		i = (i + 1) & mask;
-	void *val = t->slots[i];
-	if (!val)
-		return NULL;
-	t->slots[i] = NULL;
-	t->n--;
-	for (size_t j = (i + 1) & mask; t->slots[j]; j = (j + 1) & mask) {
-		size_t home = hash32(t->keys[j]) & mask;
-		/* j may fill the hole at i unless its home lies cyclically in (i, j] */
-		bool stays = i <= j ? home > i && home <= j : home > i || home <= j;
-		if (stays)
-			continue;
-		t->slots[i] = t->slots[j];
-		t->keys[i] = t->keys[j];
-		t->slots[j] = NULL;
-		i = j;
-	}
-	return val;
-}
-
-static void table_free(struct table *t)
-{
-	free(t->slots);
-	free(t->keys);
-}
-
-static uint32_t hash_str(const char *s)
-{
-	uint32_t h = 2166136261u;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
-/* Interned strings: a chain per hash value stored as a small array of candidates. */
-struct str_bucket {
-	char **v;
-	size_t n;
-};
-
 static char *intern(struct machine *m, const char *s)
 {
-	uint32_t h = hash_str(s);
-	struct str_bucket *b = table_get(&m->strings, h);
-	if (b) {
-		for (size_t i = 0; i < b->n; i++)
-			if (!strcmp(b->v[i], s))
-				return b->v[i];
-	} else {
-		b = xcalloc(1, sizeof(*b));
-		table_put(&m->strings, h, b);
-	}
-	b->v = xrealloc(b->v, (b->n + 1) * sizeof(*b->v));
-	return b->v[b->n++] = xstrdup(s);
+	bool found;
+	char **e = string_table_insert(&m->strings, s, hash_str(s), &found);
+	if (!found)
+		*e = xstrdup(s);
+	return *e;
+}
+
+static struct process *process_of(const struct machine *m, uint32_t pid)
+{
+	struct process **p = process_table_find(&m->procs, pid, hash_mix(pid));
+	return p ? *p : NULL;
+}
+
+static struct thread *thread_of(const struct machine *m, uint32_t tid)
+{
+	struct thread **t = thread_table_find(&m->threads, tid, hash_mix(tid));
+	return t ? *t : NULL;
 }
 
 struct machine *machine_new(void)
@@ -182,58 +103,52 @@ void machine_free(struct machine *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->procs.cap; i++) {
-		struct process *p = m->procs.slots[i];
-		if (p) {
-			free(p->maps.v);
-			free(p->comm);
-			free(p);
-		}
+	struct process **p;
+	for (size_t i = 0; (p = process_table_each(&m->procs, &i));) {
+		free((*p)->maps.v);
+		free((*p)->comm);
+		free(*p);
 	}
-	for (size_t i = 0; i < m->threads.cap; i++) {
-		struct thread *t = m->threads.slots[i];
-		if (t) {
-			free(t->comm);
-			free(t);
-		}
+	struct thread **t;
+	for (size_t i = 0; (t = thread_table_each(&m->threads, &i));) {
+		free((*t)->comm);
+		free(*t);
 	}
-	for (size_t i = 0; i < m->strings.cap; i++) {
-		struct str_bucket *b = m->strings.slots[i];
-		if (b) {
-			for (size_t j = 0; j < b->n; j++)
-				free(b->v[j]);
-			free(b->v);
-			free(b);
-		}
-	}
+	char **name;
+	for (size_t i = 0; (name = string_table_each(&m->strings, &i));)
+		free(*name);
 	free(m->kernel_maps.v);
-	table_free(&m->procs);
-	table_free(&m->threads);
-	table_free(&m->strings);
+	process_table_free(&m->procs);
+	thread_table_free(&m->threads);
+	string_table_free(&m->strings);
 	free(m);
 }
 
 static struct process *find_process(struct machine *m, uint32_t pid, bool create)
 {
-	struct process *p = table_get(&m->procs, pid);
-	if (!p && create) {
-		p = xcalloc(1, sizeof(*p));
-		p->pid = pid;
-		table_put(&m->procs, pid, p);
+	if (!create)
+		return process_of(m, pid);
+	bool found;
+	struct process **p = process_table_insert(&m->procs, pid, hash_mix(pid), &found);
+	if (!found) {
+		*p = xcalloc(1, sizeof(**p));
+		(*p)->pid = pid;
 	}
-	return p;
+	return *p;
 }
 
 static struct thread *find_thread(struct machine *m, uint32_t pid, uint32_t tid, bool create)
 {
-	struct thread *t = table_get(&m->threads, tid);
-	if (!t && create) {
-		t = xcalloc(1, sizeof(*t));
-		t->pid = pid;
-		t->tid = tid;
-		table_put(&m->threads, tid, t);
+	if (!create)
+		return thread_of(m, tid);
+	bool found;
+	struct thread **t = thread_table_insert(&m->threads, tid, hash_mix(tid), &found);
+	if (!found) {
+		*t = xcalloc(1, sizeof(**t));
+		(*t)->pid = pid;
+		(*t)->tid = tid;
 	}
-	return t;
+	return *t;
 }
 
 /* Thread tid, created when new, counted among the live threads of process pid (a reused tid
@@ -557,7 +472,7 @@ const char *machine_comm(struct machine *m, uint32_t pid, uint32_t tid)
 
 bool machine_thread_pid(struct machine *m, uint32_t tid, uint32_t *pid)
 {
-	struct thread *t = table_get(&m->threads, tid);
+	struct thread *t = thread_of(m, tid);
 	if (!t)
 		return false;
 	*pid = t->pid;
@@ -572,10 +487,9 @@ void machine_foreach_hit_map(struct machine *m,
 	for (size_t i = 0; i < m->kernel_maps.n; i++)
 		if (m->kernel_maps.v[i].hit)
 			fn(arg, UINT32_MAX, true, &m->kernel_maps.v[i]);
-	for (size_t s = 0; s < m->procs.cap; s++) {
-		struct process *p = m->procs.slots[s];
-		if (!p)
-			continue;
+	struct process **e;
+	for (size_t s = 0; (e = process_table_each(&m->procs, &s));) {
+		const struct process *p = *e;
 		for (size_t i = 0; i < p->maps.n; i++)
 			if (p->maps.v[i].hit)
 				fn(arg, p->pid, false, &p->maps.v[i]);
@@ -595,15 +509,20 @@ void machine_foreach_hit_map_of(struct machine *m, uint32_t pid,
 
 void machine_forget(struct machine *m, uint32_t pid, uint32_t tid)
 {
-	struct thread *t = table_get(&m->threads, tid);
-	if (t && t->pid == pid) {
-		table_remove(&m->threads, tid);
+	struct thread **te = thread_table_find(&m->threads, tid, hash_mix(tid));
+	if (te && (*te)->pid == pid) {
+		struct thread *t = *te;
+		thread_table_remove(&m->threads, te);
 		free(t->comm);
 		free(t);
 	}
 	if (tid != pid)
 		return;
-	struct process *p = table_remove(&m->procs, pid);
+	struct process **pe = process_table_find(&m->procs, pid, hash_mix(pid)), *p = NULL;
+	if (pe) {
+		p = *pe;
+		process_table_remove(&m->procs, pe);
+	}
 	for (struct process **q = &m->dead_head, *prev = NULL; p && *q;
 	     prev = *q, q = &(*q)->next_dead)
 		if (*q == p) { /* out of the dead list first */
@@ -621,9 +540,7 @@ void machine_forget(struct machine *m, uint32_t pid, uint32_t tid)
 
 void machine_foreach_pid(struct machine *m, void (*fn)(void *arg, uint32_t pid), void *arg)
 {
-	for (size_t s = 0; s < m->procs.cap; s++) {
-		struct process *p = m->procs.slots[s];
-		if (p)
-			fn(arg, p->pid);
-	}
+	struct process **p;
+	for (size_t s = 0; (p = process_table_each(&m->procs, &s));)
+		fn(arg, (*p)->pid);
 }

@@ -60,9 +60,17 @@ struct cached_frame {
 };
 
 struct path_entry {
-	char *path;
+	char *path; /* NULL: empty */
 	struct symfile *sf;
 };
+#define HTAB_NAME	    path_table
+#define HTAB_ENTRY	    struct path_entry
+#define HTAB_KEY	    const char *
+#define HTAB_EMPTY(e)	    (!(e)->path)
+#define HTAB_HASH(t, e)	    hash_str((e)->path)
+#define HTAB_MATCH(t, e, k) (!strcmp((e)->path, (k)))
+#define HTAB_MIN	    256
+#include "base/htab.h"
 
 /* A file of the recording's build-id table (symbolizer_prepare()). */
 struct recorded_file {
@@ -80,8 +88,7 @@ struct symbolizer {
 	struct symfile anon, jit_file, missing;
 	struct symfile **files; /* every ELF symfile, to free and to match by inode */
 	size_t nfiles, files_cap;
-	struct path_entry *paths; /* open addressing by path */
-	size_t paths_cap, npaths;
+	struct path_table paths; /* by path */
 	struct dso *vdso;
 	bool vdso_tried;
 	struct jit_procs *jit;
@@ -151,9 +158,10 @@ void symbolizer_free(struct symbolizer *s)
 		free(s->files[i]);
 	}
 	free(s->files);
-	for (size_t i = 0; i < s->paths_cap; i++)
-		free(s->paths[i].path);
-	free(s->paths);
+	struct path_entry *pe;
+	for (size_t i = 0; (pe = path_table_each(&s->paths, &i));)
+		free(pe->path);
+	path_table_free(&s->paths);
 	dso_free(s->vdso);
 	jit_procs_free(s->jit);
 	symcache_free(s->symcache);
@@ -271,29 +279,6 @@ static void resolve_kernel(struct symbolizer *s, uint64_t ip, struct frame *f)
 
 /* ---- files ---- */
 
-static struct path_entry *path_slot(struct symbolizer *s, const char *path)
-{
-	if ((s->npaths + 1) * 2 > s->paths_cap) {
-		struct path_entry *old = s->paths;
-		size_t oldcap = s->paths_cap;
-		s->paths_cap = oldcap ? oldcap * 2 : 256;
-		s->paths = xcalloc(s->paths_cap, sizeof(*s->paths));
-		for (size_t i = 0; i < oldcap; i++) {
-			if (!old[i].path)
-				continue;
-			size_t j = hash_str(old[i].path) & (s->paths_cap - 1);
-			while (s->paths[j].path)
-				j = (j + 1) & (s->paths_cap - 1);
-			s->paths[j] = old[i];
-		}
-		free(old);
-	}
-	size_t j = hash_str(path) & (s->paths_cap - 1);
-	while (s->paths[j].path && strcmp(s->paths[j].path, path))
-		j = (j + 1) & (s->paths_cap - 1);
-	return &s->paths[j];
-}
-
 /* The running kernel's vdso, read from our own address space (the same kernel wrote the
  * samples when we are the collector). */
 static struct dso *get_vdso(struct symbolizer *s)
@@ -390,10 +375,10 @@ static int recorded_build(struct symbolizer *s, int fd, const char *filename, ch
 static struct symfile *file_symfile(struct symbolizer *s, uint32_t pid, const char *filename)
 {
 	char *path = s->opts.live ? xasprintf("/proc/%u/root%s", pid, filename) : xstrdup(filename);
-	struct path_entry *pe = path_slot(s, path);
-	if (pe->path) {
+	const struct path_entry *known = path_table_find(&s->paths, path, hash_str(path));
+	if (known) {
 		free(path);
-		return pe->sf;
+		return known->sf;
 	}
 	struct symfile *sf = &s->missing;
 	char *rootdir;
@@ -424,10 +409,9 @@ static struct symfile *file_symfile(struct symbolizer *s, uint32_t pid, const ch
 	if (fd >= 0)
 		close(fd);
 	free(rootdir);
-	pe = path_slot(s, path); /* the table may have grown */
-	pe->path = path;
-	pe->sf = sf;
-	s->npaths++;
+	bool found;
+	*path_table_insert(&s->paths, path, hash_str(path), &found) =
+	    (struct path_entry){.path = path, .sf = sf};
 	return sf;
 }
 
@@ -641,9 +625,7 @@ static void resolve(struct symbolizer *s, uint32_t pid, bool kernel, uint64_t ip
 		    struct frame *f)
 {
 	uint32_t key_pid = kernel ? UINT32_MAX : pid;
-	uint64_t h =
-	    (ip ^ (ip >> 17) ^ ((uint64_t)key_pid * 0x9E3779B97F4A7C15ULL)) * 0xff51afd7ed558ccdULL;
-	struct cached_frame *c = &s->cache[(h >> 40) & (FRAME_CACHE_SIZE - 1)];
+	struct cached_frame *c = &s->cache[hash_two(key_pid, ip) & (FRAME_CACHE_SIZE - 1)];
 	uint32_t gen = s->pid_gen[key_pid & (PID_GEN_SLOTS - 1)];
 	if (c->gen == gen && c->key_ip == ip && c->key_pid == key_pid) {
 		*f = c->f;
