@@ -43,7 +43,7 @@ struct blob {
 #define HTAB_NAME	intern_table
 #define HTAB_ENTRY	struct intern_slot
 #define HTAB_KEY	struct blob
-#define HTAB_CTX	const struct nettrace_buf * /* the blobs */
+#define HTAB_CTX	const struct bytebuf * /* the blobs */
 #define HTAB_EMPTY(e)	(!(e)->id)
 #define HTAB_HASH(t, e) ((e)->hash)
 #define HTAB_MATCH(t, e, k)                                                                        \
@@ -54,7 +54,7 @@ struct blob {
 
 struct intern {
 	struct intern_table slots;
-	struct nettrace_buf bytes; /* every interned blob of the region */
+	struct bytebuf bytes; /* every interned blob of the region */
 };
 
 /* The id of blob p[0..n) (hash h), interned as new_id when new (*added set). */
@@ -68,7 +68,7 @@ static uint32_t intern(struct intern *t, const void *p, size_t n, uint64_t h, ui
 	if (found)
 		return s->id;
 	*s = (struct intern_slot){.hash = h, .id = new_id, .len = (uint32_t)n, .off = t->bytes.len};
-	nettrace_buf_bytes(&t->bytes, p, n);
+	bytebuf_bytes(&t->bytes, p, n);
 	return new_id;
 }
 
@@ -81,7 +81,7 @@ static void intern_reset(struct intern *t)
 static void intern_free(struct intern *t)
 {
 	intern_table_free(&t->slots);
-	nettrace_buf_free(&t->bytes);
+	bytebuf_free(&t->bytes);
 }
 
 /* ---- the writer ---- */
@@ -103,7 +103,7 @@ struct nettrace_writer {
 	uint32_t pointer_size;
 	size_t block_bytes, region_bytes;
 
-	struct nettrace_buf meta, threads, stacks, labels, events, removes, out;
+	struct bytebuf meta, threads, stacks, labels, events, removes, out;
 	uint32_t nmeta_pending, next_metadata_id;
 	uint32_t stacks_pending, next_stack_id, region_first_stack;
 	uint32_t labels_pending, next_label_id, region_first_label;
@@ -124,15 +124,14 @@ struct nettrace_writer {
 	uint64_t last_sp_ts; /* of the last sequence point */
 	bool any_sp;
 	struct nettrace_writer_stats st;
-	struct nettrace_buf scratch;
+	struct bytebuf scratch;
 };
 
 /* Appends a block (header + payload) to out. */
-static void put_block(struct nettrace_buf *out, enum block_kind kind, const void *payload,
-		      size_t size)
+static void put_block(struct bytebuf *out, enum block_kind kind, const void *payload, size_t size)
 {
-	nettrace_buf_u32(out, (uint32_t)size | (uint32_t)kind << 24);
-	nettrace_buf_bytes(out, payload, size);
+	bytebuf_u32(out, (uint32_t)size | (uint32_t)kind << 24);
+	bytebuf_bytes(out, payload, size);
 }
 
 static int write_out(struct nettrace_writer *w)
@@ -182,21 +181,21 @@ struct nettrace_writer *nettrace_writer_new(int fd, const struct nettrace_trace_
 	w->next_label_id = w->region_first_label = 1;
 	w->next_thread = 1;
 
-	nettrace_buf_bytes(&w->out, "Nettrace", 8);
-	nettrace_buf_u32(&w->out, 0); /* reserved */
-	nettrace_buf_u32(&w->out, 6); /* major */
-	nettrace_buf_u32(&w->out, 0); /* minor */
-	struct nettrace_buf *b = &w->scratch;
+	bytebuf_bytes(&w->out, "Nettrace", 8);
+	bytebuf_u32(&w->out, 0); /* reserved */
+	bytebuf_u32(&w->out, 6); /* major */
+	bytebuf_u32(&w->out, 0); /* minor */
+	struct bytebuf *b = &w->scratch;
 	uint16_t utc[8];
 	utc_fields(info->sync_utc_ns, utc);
 	for (int i = 0; i < 8; i++)
-		nettrace_buf_u16(b, utc[i]);
-	nettrace_buf_u64(b, info->sync_ticks);
-	nettrace_buf_u64(b, info->tick_freq);
-	nettrace_buf_u32(b, w->pointer_size);
-	nettrace_buf_u32(b, (uint32_t)info->nkv);
+		bytebuf_u16(b, utc[i]);
+	bytebuf_u64(b, info->sync_ticks);
+	bytebuf_u64(b, info->tick_freq);
+	bytebuf_u32(b, w->pointer_size);
+	bytebuf_u32(b, (uint32_t)info->nkv);
 	for (size_t i = 0; i < 2 * info->nkv; i++)
-		nettrace_buf_string(b, info->kv[i]);
+		bytebuf_string(b, info->kv[i]);
 	put_block(&w->out, BLOCK_TRACE, b->data, b->len);
 	b->len = 0;
 	w->max_ts = w->last_sp_ts = info->sync_ticks;
@@ -216,16 +215,15 @@ void nettrace_writer_set_limits(struct nettrace_writer *w, size_t block_bytes, s
 
 /* ---- metadata ---- */
 
-static int put_type(struct nettrace_buf *b, const struct nettrace_field_type *t, int depth);
+static int put_type(struct bytebuf *b, const struct nettrace_field_type *t, int depth);
 
-static int put_fields(struct nettrace_buf *b, const struct nettrace_field_desc *f, uint16_t n,
-		      int depth)
+static int put_fields(struct bytebuf *b, const struct nettrace_field_desc *f, uint16_t n, int depth)
 {
-	nettrace_buf_u16(b, n);
+	bytebuf_u16(b, n);
 	for (uint16_t i = 0; i < n; i++) {
 		size_t at = b->len;
-		nettrace_buf_u16(b, 0); /* FieldSize, patched below */
-		nettrace_buf_string(b, f[i].name);
+		bytebuf_u16(b, 0); /* FieldSize, patched below */
+		bytebuf_string(b, f[i].name);
 		if (put_type(b, &f[i].type, depth + 1) < 0)
 			return -1;
 		size_t size = b->len - at - 2;
@@ -237,11 +235,11 @@ static int put_fields(struct nettrace_buf *b, const struct nettrace_field_desc *
 	return 0;
 }
 
-static int put_type(struct nettrace_buf *b, const struct nettrace_field_type *t, int depth)
+static int put_type(struct bytebuf *b, const struct nettrace_field_type *t, int depth)
 {
 	if (depth > 32)
 		return pc_err("NetTrace metadata: types nested too deep");
-	nettrace_buf_u8(b, t->code);
+	bytebuf_u8(b, t->code);
 	switch (t->code) {
 	case NETTRACE_T_ARRAY:
 	case NETTRACE_T_FIXED_ARRAY:
@@ -252,7 +250,7 @@ static int put_type(struct nettrace_buf *b, const struct nettrace_field_type *t,
 		if (put_type(b, t->element, depth + 1) < 0)
 			return -1;
 		if (t->code == NETTRACE_T_FIXED_ARRAY)
-			nettrace_buf_u16(b, t->count);
+			bytebuf_u16(b, t->count);
 		return 0;
 	case NETTRACE_T_OBJECT:
 		return put_fields(b, t->fields, t->nfields, depth + 1);
@@ -264,46 +262,46 @@ static int put_type(struct nettrace_buf *b, const struct nettrace_field_type *t,
 uint32_t nettrace_writer_add_metadata(struct nettrace_writer *w,
 				      const struct nettrace_event_desc *d)
 {
-	struct nettrace_buf *b = &w->scratch;
+	struct bytebuf *b = &w->scratch;
 	b->len = 0;
 	uint32_t id = w->next_metadata_id;
-	nettrace_buf_varuint(b, id);
-	nettrace_buf_string(b, d->provider);
-	nettrace_buf_varuint(b, d->event_id);
-	nettrace_buf_string(b, d->name);
+	bytebuf_varuint(b, id);
+	bytebuf_string(b, d->provider);
+	bytebuf_varuint(b, d->event_id);
+	bytebuf_string(b, d->name);
 	if (put_fields(b, d->fields, d->nfields, 0) < 0)
 		return 0;
 	/* optional metadata */
 	size_t at = b->len;
-	nettrace_buf_u16(b, 0);
+	bytebuf_u16(b, 0);
 	if (d->opcode >= 0) {
-		nettrace_buf_u8(b, 1);
-		nettrace_buf_u8(b, (uint8_t)d->opcode);
+		bytebuf_u8(b, 1);
+		bytebuf_u8(b, (uint8_t)d->opcode);
 	}
 	if (d->keywords) {
-		nettrace_buf_u8(b, 3);
-		nettrace_buf_u64(b, d->keywords);
+		bytebuf_u8(b, 3);
+		bytebuf_u64(b, d->keywords);
 	}
 	if (d->message) {
-		nettrace_buf_u8(b, 4);
-		nettrace_buf_string(b, d->message);
+		bytebuf_u8(b, 4);
+		bytebuf_string(b, d->message);
 	}
 	for (size_t i = 0; i < d->nkv; i++) {
-		nettrace_buf_u8(b, 6);
-		nettrace_buf_string(b, d->kv[2 * i]);
-		nettrace_buf_string(b, d->kv[2 * i + 1]);
+		bytebuf_u8(b, 6);
+		bytebuf_string(b, d->kv[2 * i]);
+		bytebuf_string(b, d->kv[2 * i + 1]);
 	}
 	if (d->provider_guid) {
-		nettrace_buf_u8(b, 7);
-		nettrace_buf_bytes(b, d->provider_guid, 16);
+		bytebuf_u8(b, 7);
+		bytebuf_bytes(b, d->provider_guid, 16);
 	}
 	if (d->level >= 0) {
-		nettrace_buf_u8(b, 8);
-		nettrace_buf_u8(b, (uint8_t)d->level);
+		bytebuf_u8(b, 8);
+		bytebuf_u8(b, (uint8_t)d->level);
 	}
 	if (d->version >= 0) {
-		nettrace_buf_u8(b, 9);
-		nettrace_buf_u8(b, (uint8_t)d->version);
+		bytebuf_u8(b, 9);
+		bytebuf_u8(b, (uint8_t)d->version);
 	}
 	size_t opt = b->len - at - 2;
 	if (opt > 0xffff || b->len > 0xffff) {
@@ -313,9 +311,9 @@ uint32_t nettrace_writer_add_metadata(struct nettrace_writer *w,
 	b->data[at] = (uint8_t)opt;
 	b->data[at + 1] = (uint8_t)(opt >> 8);
 	if (!w->meta.len)
-		nettrace_buf_u16(&w->meta, 0); /* the block's HeaderSize */
-	nettrace_buf_u16(&w->meta, (uint16_t)b->len);
-	nettrace_buf_bytes(&w->meta, b->data, b->len);
+		bytebuf_u16(&w->meta, 0); /* the block's HeaderSize */
+	bytebuf_u16(&w->meta, (uint16_t)b->len);
+	bytebuf_bytes(&w->meta, b->data, b->len);
 	w->nmeta_pending++;
 	w->next_metadata_id++;
 	return id;
@@ -335,26 +333,26 @@ uint64_t nettrace_writer_add_thread(struct nettrace_writer *w, const struct nett
 	uint64_t index = w->next_thread++;
 	grow_array((void **)&w->thr, &w->thr_cap, index + 1, sizeof(*w->thr));
 	w->thr[index] = (struct thread_state){.live = true};
-	struct nettrace_buf *b = &w->scratch;
+	struct bytebuf *b = &w->scratch;
 	b->len = 0;
-	nettrace_buf_varuint(b, index);
+	bytebuf_varuint(b, index);
 	if (t->name) {
-		nettrace_buf_u8(b, 1);
+		bytebuf_u8(b, 1);
 		/* a row's size is 16 bits: a name never needs more than this */
 		char name[1024];
 		snprintf(name, sizeof(name), "%s", t->name);
-		nettrace_buf_string(b, name);
+		bytebuf_string(b, name);
 	}
 	if (t->has_pid) {
-		nettrace_buf_u8(b, 2);
-		nettrace_buf_varuint(b, t->pid);
+		bytebuf_u8(b, 2);
+		bytebuf_varuint(b, t->pid);
 	}
 	if (t->has_tid) {
-		nettrace_buf_u8(b, 3);
-		nettrace_buf_varuint(b, t->tid);
+		bytebuf_u8(b, 3);
+		bytebuf_varuint(b, t->tid);
 	}
-	nettrace_buf_u16(&w->threads, (uint16_t)b->len);
-	nettrace_buf_bytes(&w->threads, b->data, b->len);
+	bytebuf_u16(&w->threads, (uint16_t)b->len);
+	bytebuf_bytes(&w->threads, b->data, b->len);
 	return index;
 }
 
@@ -365,8 +363,8 @@ int nettrace_writer_remove_thread(struct nettrace_writer *w, uint64_t thread)
 		return pc_err("NetTrace: removing thread %llu, which is not live",
 			      (unsigned long long)thread);
 	ts->live = false;
-	nettrace_buf_varuint(&w->removes, thread);
-	nettrace_buf_varuint(&w->removes, ts->seq);
+	bytebuf_varuint(&w->removes, thread);
+	bytebuf_varuint(&w->removes, ts->seq);
 	return 0;
 }
 
@@ -381,13 +379,13 @@ void nettrace_writer_lost(struct nettrace_writer *w, uint64_t capture_thread, ui
 
 uint32_t nettrace_writer_stack(struct nettrace_writer *w, const uint64_t *ips, size_t n)
 {
-	struct nettrace_buf *b = &w->scratch;
+	struct bytebuf *b = &w->scratch;
 	b->len = 0;
 	if (w->pointer_size == 8 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
-		nettrace_buf_bytes(b, ips, n * 8); /* the file's layout already */
+		bytebuf_bytes(b, ips, n * 8); /* the file's layout already */
 	} else {
 		for (size_t i = 0; i < n; i++)
-			nettrace_buf_le(b, ips[i], (int)w->pointer_size);
+			bytebuf_le(b, ips[i], (int)w->pointer_size);
 	}
 	w->st.stack_refs++;
 	bool added;
@@ -396,8 +394,8 @@ uint32_t nettrace_writer_stack(struct nettrace_writer *w, const uint64_t *ips, s
 	if (!added)
 		return id;
 	w->next_stack_id++;
-	nettrace_buf_u32(&w->stacks, (uint32_t)b->len);
-	nettrace_buf_bytes(&w->stacks, b->data, b->len);
+	bytebuf_u32(&w->stacks, (uint32_t)b->len);
+	bytebuf_bytes(&w->stacks, b->data, b->len);
 	w->stacks_pending++;
 	w->st.stacks++;
 	return id;
@@ -406,33 +404,33 @@ uint32_t nettrace_writer_stack(struct nettrace_writer *w, const uint64_t *ips, s
 uint32_t nettrace_writer_label_list(struct nettrace_writer *w, const struct nettrace_label *l,
 				    size_t n)
 {
-	struct nettrace_buf *b = &w->scratch;
+	struct bytebuf *b = &w->scratch;
 	b->len = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint8_t kind = l[i].kind | (i + 1 == n ? 0x80 : 0);
-		nettrace_buf_u8(b, kind);
+		bytebuf_u8(b, kind);
 		switch (l[i].kind) {
 		case NETTRACE_LABEL_ACTIVITY_ID:
 		case NETTRACE_LABEL_RELATED_ACTIVITY_ID:
 		case NETTRACE_LABEL_TRACE_ID:
-			nettrace_buf_bytes(b, l[i].bytes, 16);
+			bytebuf_bytes(b, l[i].bytes, 16);
 			break;
 		case NETTRACE_LABEL_SPAN_ID:
 		case NETTRACE_LABEL_KEYWORDS:
-			nettrace_buf_u64(b, l[i].u64);
+			bytebuf_u64(b, l[i].u64);
 			break;
 		case NETTRACE_LABEL_KEY_STRING:
-			nettrace_buf_string(b, l[i].key);
-			nettrace_buf_string(b, l[i].value);
+			bytebuf_string(b, l[i].key);
+			bytebuf_string(b, l[i].value);
 			break;
 		case NETTRACE_LABEL_KEY_INT:
-			nettrace_buf_string(b, l[i].key);
-			nettrace_buf_varint(b, l[i].i64);
+			bytebuf_string(b, l[i].key);
+			bytebuf_varint(b, l[i].i64);
 			break;
 		case NETTRACE_LABEL_OPCODE:
 		case NETTRACE_LABEL_LEVEL:
 		case NETTRACE_LABEL_VERSION:
-			nettrace_buf_u8(b, (uint8_t)l[i].u64);
+			bytebuf_u8(b, (uint8_t)l[i].u64);
 			break;
 		default:
 			pc_err("NetTrace: unknown label kind %u", l[i].kind);
@@ -449,7 +447,7 @@ uint32_t nettrace_writer_label_list(struct nettrace_writer *w, const struct nett
 	if (!added)
 		return id;
 	w->next_label_id++;
-	nettrace_buf_bytes(&w->labels, b->data, b->len);
+	bytebuf_bytes(&w->labels, b->data, b->len);
 	w->labels_pending++;
 	return id;
 }
@@ -469,25 +467,24 @@ static void put_declarations(struct nettrace_writer *w)
 		w->threads.len = 0;
 	}
 	if (w->stacks_pending) {
-		struct nettrace_buf *b = &w->scratch;
+		struct bytebuf *b = &w->scratch;
 		b->len = 0;
-		nettrace_buf_u32(b, w->next_stack_id - w->stacks_pending);
-		nettrace_buf_u32(b, w->stacks_pending);
-		nettrace_buf_u32(&w->out, (uint32_t)(b->len + w->stacks.len) | BLOCK_STACK << 24);
-		nettrace_buf_bytes(&w->out, b->data, b->len);
-		nettrace_buf_bytes(&w->out, w->stacks.data, w->stacks.len);
+		bytebuf_u32(b, w->next_stack_id - w->stacks_pending);
+		bytebuf_u32(b, w->stacks_pending);
+		bytebuf_u32(&w->out, (uint32_t)(b->len + w->stacks.len) | BLOCK_STACK << 24);
+		bytebuf_bytes(&w->out, b->data, b->len);
+		bytebuf_bytes(&w->out, w->stacks.data, w->stacks.len);
 		w->stacks.len = 0;
 		w->stacks_pending = 0;
 	}
 	if (w->labels_pending) {
-		struct nettrace_buf *b = &w->scratch;
+		struct bytebuf *b = &w->scratch;
 		b->len = 0;
-		nettrace_buf_u32(b, w->next_label_id - w->labels_pending);
-		nettrace_buf_u32(b, w->labels_pending);
-		nettrace_buf_u32(&w->out,
-				 (uint32_t)(b->len + w->labels.len) | BLOCK_LABEL_LIST << 24);
-		nettrace_buf_bytes(&w->out, b->data, b->len);
-		nettrace_buf_bytes(&w->out, w->labels.data, w->labels.len);
+		bytebuf_u32(b, w->next_label_id - w->labels_pending);
+		bytebuf_u32(b, w->labels_pending);
+		bytebuf_u32(&w->out, (uint32_t)(b->len + w->labels.len) | BLOCK_LABEL_LIST << 24);
+		bytebuf_bytes(&w->out, b->data, b->len);
+		bytebuf_bytes(&w->out, w->labels.data, w->labels.len);
 		w->labels.len = 0;
 		w->labels_pending = 0;
 	}
@@ -500,15 +497,15 @@ int nettrace_writer_flush(struct nettrace_writer *w)
 	put_declarations(w);
 	if (w->block_events) {
 		uint8_t hdr[EVENT_HEADER_SIZE];
-		struct nettrace_buf h = {.data = hdr, .cap = sizeof(hdr)};
-		nettrace_buf_u16(&h, EVENT_HEADER_SIZE);
-		nettrace_buf_u16(&h, 1); /* header compression */
-		nettrace_buf_u64(&h, w->block_min_ts);
-		nettrace_buf_u64(&h, w->block_max_ts);
-		nettrace_buf_u32(&w->out,
-				 (uint32_t)(EVENT_HEADER_SIZE + w->events.len) | BLOCK_EVENT << 24);
-		nettrace_buf_bytes(&w->out, hdr, EVENT_HEADER_SIZE);
-		nettrace_buf_bytes(&w->out, w->events.data, w->events.len);
+		struct bytebuf h = {.data = hdr, .cap = sizeof(hdr)};
+		bytebuf_u16(&h, EVENT_HEADER_SIZE);
+		bytebuf_u16(&h, 1); /* header compression */
+		bytebuf_u64(&h, w->block_min_ts);
+		bytebuf_u64(&h, w->block_max_ts);
+		bytebuf_u32(&w->out,
+			    (uint32_t)(EVENT_HEADER_SIZE + w->events.len) | BLOCK_EVENT << 24);
+		bytebuf_bytes(&w->out, hdr, EVENT_HEADER_SIZE);
+		bytebuf_bytes(&w->out, w->events.data, w->events.len);
 		w->events.len = 0;
 		w->block_events = 0;
 		memset(&w->prev, 0, sizeof(w->prev));
@@ -528,11 +525,11 @@ int nettrace_writer_sequence_point(struct nettrace_writer *w, uint64_t timestamp
 		return -1;
 	if (timestamp < w->max_ts)
 		timestamp = w->max_ts;
-	struct nettrace_buf *b = &w->scratch;
+	struct bytebuf *b = &w->scratch;
 	b->len = 0;
-	nettrace_buf_u64(b, timestamp);
-	nettrace_buf_u32(b, (flush_threads ? 1u : 0u) | (flush_metadata ? 2u : 0u));
-	nettrace_buf_u32(b, 0); /* no thread sequence numbers: they are all in the events */
+	bytebuf_u64(b, timestamp);
+	bytebuf_u32(b, (flush_threads ? 1u : 0u) | (flush_metadata ? 2u : 0u));
+	bytebuf_u32(b, 0); /* no thread sequence numbers: they are all in the events */
 	put_block(&w->out, BLOCK_SEQUENCE_POINT, b->data, b->len);
 	intern_reset(&w->stack_table);
 	intern_reset(&w->label_table);
@@ -550,11 +547,6 @@ int nettrace_writer_sequence_point(struct nettrace_writer *w, uint64_t timestamp
 }
 
 /* ---- events ---- */
-
-static void put_varuint(struct nettrace_buf *b, uint64_t v)
-{
-	b->len += nettrace_varuint(b->data + b->len, v);
-}
 
 int nettrace_writer_event(struct nettrace_writer *w, const struct nettrace_event_out *e)
 {
@@ -607,25 +599,25 @@ int nettrace_writer_event(struct nettrace_writer *w, const struct nettrace_event
 	if (e->payload_size != p->payload_size)
 		flags |= HDR_SIZE;
 
-	struct nettrace_buf *b = &w->events;
-	nettrace_buf_reserve(b, MAX_EVENT_HEADER + e->payload_size);
+	struct bytebuf *b = &w->events;
+	bytebuf_reserve(b, MAX_EVENT_HEADER + e->payload_size);
 	b->data[b->len++] = flags;
 	if (flags & HDR_METADATA)
-		put_varuint(b, e->metadata_id);
+		bytebuf_varuint(b, e->metadata_id);
 	if (flags & HDR_CAPTURE) {
-		put_varuint(b, (uint32_t)(seq - p->seq - 1));
-		put_varuint(b, capture);
-		put_varuint(b, e->cpu);
+		bytebuf_varuint(b, (uint32_t)(seq - p->seq - 1));
+		bytebuf_varuint(b, capture);
+		bytebuf_varuint(b, e->cpu);
 	}
 	if (flags & HDR_THREAD)
-		put_varuint(b, e->thread);
+		bytebuf_varuint(b, e->thread);
 	if (flags & HDR_STACK)
-		put_varuint(b, e->stack_id);
-	put_varuint(b, ts - p->timestamp);
+		bytebuf_varuint(b, e->stack_id);
+	bytebuf_varuint(b, ts - p->timestamp);
 	if (flags & HDR_LABELS)
-		put_varuint(b, e->label_list_id);
+		bytebuf_varuint(b, e->label_list_id);
 	if (flags & HDR_SIZE)
-		put_varuint(b, e->payload_size);
+		bytebuf_varuint(b, e->payload_size);
 	if (e->payload_size) {
 		memcpy(b->data + b->len, e->payload, e->payload_size);
 		b->len += e->payload_size;
@@ -676,14 +668,14 @@ void nettrace_writer_free(struct nettrace_writer *w)
 {
 	if (!w)
 		return;
-	nettrace_buf_free(&w->meta);
-	nettrace_buf_free(&w->threads);
-	nettrace_buf_free(&w->stacks);
-	nettrace_buf_free(&w->labels);
-	nettrace_buf_free(&w->events);
-	nettrace_buf_free(&w->removes);
-	nettrace_buf_free(&w->out);
-	nettrace_buf_free(&w->scratch);
+	bytebuf_free(&w->meta);
+	bytebuf_free(&w->threads);
+	bytebuf_free(&w->stacks);
+	bytebuf_free(&w->labels);
+	bytebuf_free(&w->events);
+	bytebuf_free(&w->removes);
+	bytebuf_free(&w->out);
+	bytebuf_free(&w->scratch);
 	intern_free(&w->stack_table);
 	intern_free(&w->label_table);
 	free(w->thr);

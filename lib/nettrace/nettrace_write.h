@@ -23,7 +23,7 @@
 #define PC_NETTRACE_WRITE_H
 
 #include "base/util.h"
-#include "nettrace_buf.h"
+#include "base/bytebuf.h"
 
 /* Field type codes of the metadata (the format's TypeCode). */
 enum nettrace_typecode {

@@ -9,57 +9,17 @@
 
 #define NAME_ALIGN 64 /* perf pads header strings and build-id file names to this */
 
-void pd_buf_put(struct pd_buf *b, const void *p, size_t n)
-{
-	if (n > b->cap - b->len) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (n > cap - b->len)
-			cap *= 2;
-		b->data = xrealloc(b->data, cap);
-		b->cap = cap;
-	}
-	memcpy(b->data + b->len, p, n);
-	b->len += n;
-}
-
-void pd_buf_put_u32(struct pd_buf *b, uint32_t v)
-{
-	pd_buf_put(b, &v, sizeof(v));
-}
-
-void pd_buf_put_u64(struct pd_buf *b, uint64_t v)
-{
-	pd_buf_put(b, &v, sizeof(v));
-}
-
-static void put_zeros(struct pd_buf *b, size_t n)
-{
-	static const uint8_t zeros[NAME_ALIGN];
-	while (n) {
-		size_t k = n < sizeof(zeros) ? n : sizeof(zeros);
-		pd_buf_put(b, zeros, k);
-		n -= k;
-	}
-}
-
 static size_t name_padded(size_t len_with_nul)
 {
 	return (len_with_nul + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
 }
 
-void pd_buf_put_string(struct pd_buf *b, const char *s)
+void pd_put_string(struct bytebuf *b, const char *s)
 {
 	size_t n = strlen(s) + 1, padded = name_padded(n);
-	pd_buf_put_u32(b, (uint32_t)padded);
-	pd_buf_put(b, s, n);
-	put_zeros(b, padded - n);
-}
-
-void pd_buf_free(struct pd_buf *b)
-{
-	free(b->data);
-	b->data = NULL;
-	b->len = b->cap = 0;
+	bytebuf_u32(b, (uint32_t)padded);
+	bytebuf_bytes(b, s, n);
+	bytebuf_fill(b, 0, padded - n);
 }
 
 /* Value of "key<spaces>: value" in /proc/cpuinfo's first block, whitespace squeezed. */
@@ -93,7 +53,7 @@ static char *cpuinfo_value(const char *text, const char *key)
 	return NULL;
 }
 
-static int put_cpuinfo(struct pd_buf *out, bool cpuid)
+static int put_cpuinfo(struct bytebuf *out, bool cpuid)
 {
 	char *text = read_file("/proc/cpuinfo", NULL);
 	if (!text)
@@ -102,7 +62,7 @@ static int put_cpuinfo(struct pd_buf *out, bool cpuid)
 	if (!cpuid) {
 		char *desc = cpuinfo_value(text, "model name");
 		if (desc && *desc) {
-			pd_buf_put_string(out, desc);
+			pd_put_string(out, desc);
 			ret = 1;
 		}
 		free(desc);
@@ -112,7 +72,7 @@ static int put_cpuinfo(struct pd_buf *out, bool cpuid)
 			      cpuinfo_value(text, "model"), cpuinfo_value(text, "stepping")};
 		if (f[0] && f[1] && f[2] && f[3]) {
 			char *s = xasprintf("%s,%s,%s,%s", f[0], f[1], f[2], f[3]);
-			pd_buf_put_string(out, s);
+			pd_put_string(out, s);
 			free(s);
 			ret = 1;
 		}
@@ -123,7 +83,7 @@ static int put_cpuinfo(struct pd_buf *out, bool cpuid)
 	return ret;
 }
 
-static int put_total_mem(struct pd_buf *out)
+static int put_total_mem(struct bytebuf *out)
 {
 	char *text = read_file("/proc/meminfo", NULL);
 	if (!text)
@@ -132,7 +92,7 @@ static int put_total_mem(struct pd_buf *out)
 	const char *p = strstr(text, "MemTotal:");
 	int ret = p && sscanf(p, "MemTotal: %llu kB", &kb) == 1 && kb;
 	if (ret)
-		pd_buf_put_u64(out, kb); /* perf stores kB */
+		bytebuf_u64(out, kb); /* perf stores kB */
 	free(text);
 	return ret;
 }
@@ -159,7 +119,7 @@ static long cpulist_count(const char *path)
 	return max < 0 ? -1 : max + 1;
 }
 
-static int put_nrcpus(struct pd_buf *out)
+static int put_nrcpus(struct bytebuf *out)
 {
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	long avail = cpulist_count("/sys/devices/system/cpu/present");
@@ -170,17 +130,17 @@ static int put_nrcpus(struct pd_buf *out)
 	if (avail < online)
 		avail = online;
 	/* perf reads "available" (highest present CPU + 1) first, then "online". */
-	pd_buf_put_u32(out, (uint32_t)avail);
-	pd_buf_put_u32(out, (uint32_t)online);
+	bytebuf_u32(out, (uint32_t)avail);
+	bytebuf_u32(out, (uint32_t)online);
 	return 1;
 }
 
-static void put_cmdline(struct pd_buf *out, const struct perfdata_meta *meta)
+static void put_cmdline(struct bytebuf *out, const struct perfdata_meta *meta)
 {
 	if (meta && meta->argv && meta->argc > 0) {
-		pd_buf_put_u32(out, (uint32_t)meta->argc);
+		bytebuf_u32(out, (uint32_t)meta->argc);
 		for (int i = 0; i < meta->argc; i++)
-			pd_buf_put_string(out, meta->argv[i] ? meta->argv[i] : "");
+			pd_put_string(out, meta->argv[i] ? meta->argv[i] : "");
 		return;
 	}
 	/* Our own command line: NUL-separated in /proc/self/cmdline. */
@@ -189,30 +149,30 @@ static void put_cmdline(struct pd_buf *out, const struct perfdata_meta *meta)
 	uint32_t n = 0;
 	for (size_t i = 0; text && i < len; i += strlen(text + i) + 1)
 		n++;
-	pd_buf_put_u32(out, n);
+	bytebuf_u32(out, n);
 	for (size_t i = 0; text && i < len; i += strlen(text + i) + 1)
-		pd_buf_put_string(out, text + i);
+		pd_put_string(out, text + i);
 	free(text);
 }
 
-static void put_event_desc(struct pd_buf *out, const struct pd_feature_input *in)
+static void put_event_desc(struct bytebuf *out, const struct pd_feature_input *in)
 {
-	pd_buf_put_u32(out, (uint32_t)in->nevents);
-	pd_buf_put_u32(out, in->attr_size);
+	bytebuf_u32(out, (uint32_t)in->nevents);
+	bytebuf_u32(out, in->attr_size);
 	for (size_t i = 0; i < in->nevents; i++) {
 		const struct pd_event *e = &in->events[i];
 		struct perf_event_attr a = e->attr;
 		a.size = in->attr_size;
 		size_t have = sizeof(a) < in->attr_size ? sizeof(a) : in->attr_size;
-		pd_buf_put(out, &a, have);
-		put_zeros(out, in->attr_size - have);
-		pd_buf_put_u32(out, (uint32_t)e->nids);
-		pd_buf_put_string(out, e->name ? e->name : "");
-		pd_buf_put(out, e->ids, e->nids * sizeof(uint64_t));
+		bytebuf_bytes(out, &a, have);
+		bytebuf_fill(out, 0, in->attr_size - have);
+		bytebuf_u32(out, (uint32_t)e->nids);
+		pd_put_string(out, e->name ? e->name : "");
+		bytebuf_bytes(out, e->ids, e->nids * sizeof(uint64_t));
 	}
 }
 
-static void put_build_ids(struct pd_buf *out, const struct pd_feature_input *in)
+static void put_build_ids(struct bytebuf *out, const struct pd_feature_input *in)
 {
 	for (size_t i = 0; i < in->nbuild_ids; i++) {
 		const struct perfdata_build_id *b = &in->build_ids[i];
@@ -227,13 +187,13 @@ static void put_build_ids(struct pd_buf *out, const struct pd_feature_input *in)
 		e.pid = b->pid;
 		memcpy(e.build_id, b->id, b->size);
 		e.build_id[20] = b->size;
-		pd_buf_put(out, &e, sizeof(e));
-		pd_buf_put(out, b->filename, n);
-		put_zeros(out, padded - n);
+		bytebuf_bytes(out, &e, sizeof(e));
+		bytebuf_bytes(out, b->filename, n);
+		bytebuf_fill(out, 0, padded - n);
 	}
 }
 
-static int put_clock(int feat, struct pd_buf *out, int clockid)
+static int put_clock(int feat, struct bytebuf *out, int clockid)
 {
 	struct timespec res, wall, clk;
 	if (clockid < 0 || clock_getres(clockid, &res))
@@ -241,17 +201,17 @@ static int put_clock(int feat, struct pd_buf *out, int clockid)
 	if (feat == HEADER_CLOCKID) {
 		/* perf shows 1000 / this as "clockid frequency: N MHz" */
 		uint64_t res_ns = (uint64_t)res.tv_sec * 1000000000 + (uint64_t)res.tv_nsec;
-		pd_buf_put_u64(out, res_ns ? res_ns : 1);
+		bytebuf_u64(out, res_ns ? res_ns : 1);
 		return 1;
 	}
 	/* HEADER_CLOCK_DATA: one reading of the wall clock and of the sampling clock taken
 	 * together, so timestamps convert to time of day. */
 	if (clock_gettime(CLOCK_REALTIME, &wall) || clock_gettime(clockid, &clk))
 		return 0;
-	pd_buf_put_u32(out, 1); /* version */
-	pd_buf_put_u32(out, (uint32_t)clockid);
-	pd_buf_put_u64(out, (uint64_t)wall.tv_sec * 1000000000 + (uint64_t)wall.tv_nsec);
-	pd_buf_put_u64(out, (uint64_t)clk.tv_sec * 1000000000 + (uint64_t)clk.tv_nsec);
+	bytebuf_u32(out, 1); /* version */
+	bytebuf_u32(out, (uint32_t)clockid);
+	bytebuf_u64(out, (uint64_t)wall.tv_sec * 1000000000 + (uint64_t)wall.tv_nsec);
+	bytebuf_u64(out, (uint64_t)clk.tv_sec * 1000000000 + (uint64_t)clk.tv_nsec);
 	return 1;
 }
 
@@ -264,7 +224,7 @@ static int sampling_clock(const struct pd_feature_input *in)
 	return in->meta ? in->meta->clockid : -1;
 }
 
-int perfdata_feature_encode(int feat, const struct pd_feature_input *in, struct pd_buf *out)
+int perfdata_feature_encode(int feat, const struct pd_feature_input *in, struct bytebuf *out)
 {
 	const struct perfdata_meta *m = in->meta;
 	struct utsname u;
@@ -275,7 +235,7 @@ int perfdata_feature_encode(int feat, const struct pd_feature_input *in, struct 
 	case HEADER_TRACING_DATA:
 		if (!m || !m->tracing_data || !m->tracing_data_size)
 			return 0;
-		pd_buf_put(out, m->tracing_data, m->tracing_data_size);
+		bytebuf_bytes(out, m->tracing_data, m->tracing_data_size);
 		return 1;
 	case HEADER_BUILD_ID:
 		if (!in->nbuild_ids)
@@ -318,6 +278,6 @@ int perfdata_feature_encode(int feat, const struct pd_feature_input *in, struct 
 	}
 	if (!s || !*s)
 		return 0;
-	pd_buf_put_string(out, s);
+	pd_put_string(out, s);
 	return 1;
 }

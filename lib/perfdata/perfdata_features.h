@@ -6,20 +6,11 @@
 #ifndef PC_PERFDATA_FEATURES_H
 #define PC_PERFDATA_FEATURES_H
 
+#include "base/bytebuf.h"
 #include "perfdata_write.h"
 
-/* A growable byte buffer. */
-struct pd_buf {
-	uint8_t *data;
-	size_t len, cap;
-};
-
-void pd_buf_put(struct pd_buf *b, const void *p, size_t n);
-void pd_buf_put_u32(struct pd_buf *b, uint32_t v);
-void pd_buf_put_u64(struct pd_buf *b, uint64_t v);
 /* perf_header_string: u32 length (string + NUL, padded to 64), then the padded string. */
-void pd_buf_put_string(struct pd_buf *b, const char *s);
-void pd_buf_free(struct pd_buf *b);
+void pd_put_string(struct bytebuf *b, const char *s);
 
 /* One event as the writer keeps it; attr.size is already what goes into the file. */
 struct pd_event {
@@ -40,6 +31,6 @@ struct pd_feature_input {
 
 /* Appends the body of feature `feat` to out.  Returns 1 when written, 0 when this file has
  * no such feature (no tracing data, no build-ids, a value that cannot be probed here). */
-int perfdata_feature_encode(int feat, const struct pd_feature_input *in, struct pd_buf *out);
+int perfdata_feature_encode(int feat, const struct pd_feature_input *in, struct bytebuf *out);
 
 #endif

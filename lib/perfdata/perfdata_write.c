@@ -69,7 +69,7 @@ struct perfdata_writer {
 	bool wrote_records; /* a record came through _write(): no more header records */
 
 	const struct perfdata_meta *meta; /* _set_meta(): features at every flush */
-	struct pd_buf *feat_cache;	  /* their bodies, encoded once */
+	struct bytebuf *feat_cache;	  /* their bodies, encoded once */
 	bool *feat_present;
 	bool features_on_disk; /* the header's feature bits are set */
 
@@ -114,26 +114,26 @@ static int write_header(struct perfdata_writer *w, const uint64_t features[HEADE
 }
 
 /* The bytes of one attr table entry: the attr, then where its ids are. */
-static void put_attr_entry(struct pd_buf *b, const struct perfdata_writer *w,
+static void put_attr_entry(struct bytebuf *b, const struct perfdata_writer *w,
 			   const struct pd_event *e, uint64_t ids_offset)
 {
 	struct perf_event_attr a = e->attr;
 	a.size = w->attr_size;
 	size_t have = sizeof(a) < w->attr_size ? sizeof(a) : w->attr_size;
-	pd_buf_put(b, &a, have);
+	bytebuf_bytes(b, &a, have);
 	for (size_t i = have; i < w->attr_size; i++)
-		pd_buf_put(b, "", 1);
+		bytebuf_bytes(b, "", 1);
 	struct perf_file_section ids = {ids_offset, e->nids * sizeof(uint64_t)};
-	pd_buf_put(b, &ids, sizeof(ids));
+	bytebuf_bytes(b, &ids, sizeof(ids));
 }
 
 /* Writes the ids of every event, then the attr table, at `off`; returns the end offset. */
 static int write_attr_table(struct perfdata_writer *w, uint64_t off, uint64_t *end)
 {
-	struct pd_buf b = {0};
+	struct bytebuf b = {0};
 	uint64_t ids_at = off;
 	for (size_t i = 0; i < w->nevents; i++)
-		pd_buf_put(&b, w->events[i].ids, w->events[i].nids * sizeof(uint64_t));
+		bytebuf_bytes(&b, w->events[i].ids, w->events[i].nids * sizeof(uint64_t));
 	w->attrs.offset = off + b.len;
 	for (size_t i = 0; i < w->nevents; i++) {
 		put_attr_entry(&b, w, &w->events[i], ids_at);
@@ -144,7 +144,7 @@ static int write_attr_table(struct perfdata_writer *w, uint64_t off, uint64_t *e
 	w->ids_changed = false;
 	int r = pwrite_all(w, b.data, b.len, off);
 	*end = off + b.len;
-	pd_buf_free(&b);
+	bytebuf_free(&b);
 	return r;
 }
 
@@ -396,7 +396,7 @@ static int header_record_allowed(struct perfdata_writer *w, const char *what)
 	return 0;
 }
 
-static void put_feature_record(struct perfdata_writer *w, int feat, const struct pd_buf *body)
+static void put_feature_record(struct perfdata_writer *w, int feat, const struct bytebuf *body)
 {
 	struct perf_event_header h = {.type = PERF_RECORD_HEADER_FEATURE,
 				      .size = (uint16_t)(sizeof(h) + 8 + body->len)};
@@ -407,15 +407,15 @@ static void put_feature_record(struct perfdata_writer *w, int feat, const struct
 }
 
 /* HEADER_COMPRESSED: u32 version, type (1: zstd), level, ratio, mmap_len. */
-static void encode_compressed(const struct perfdata_writer *w, struct pd_buf *b)
+static void encode_compressed(const struct perfdata_writer *w, struct bytebuf *b)
 {
 	uint64_t file = w->data_on_disk + w->buf_len;
 	uint32_t ratio = file ? (uint32_t)((w->raw_bytes + file / 2) / file) : 0;
-	pd_buf_put_u32(b, 0);
-	pd_buf_put_u32(b, 1);
-	pd_buf_put_u32(b, (uint32_t)w->zlevel);
-	pd_buf_put_u32(b, ratio);
-	pd_buf_put_u32(b, COMP_CHUNK);
+	bytebuf_u32(b, 0);
+	bytebuf_u32(b, 1);
+	bytebuf_u32(b, (uint32_t)w->zlevel);
+	bytebuf_u32(b, ratio);
+	bytebuf_u32(b, COMP_CHUNK);
 }
 
 int perfdata_writer_compress(struct perfdata_writer *w, int level)
@@ -431,10 +431,10 @@ int perfdata_writer_compress(struct perfdata_writer *w, int level)
 	w->stage = xmalloc(COMP_CHUNK);
 	/* perf learns how to decompress from this feature; in the data too, because a file
 	 * whose writer was killed has no feature sections. */
-	struct pd_buf b = {0};
+	struct bytebuf b = {0};
 	encode_compressed(w, &b);
 	put_feature_record(w, HEADER_COMPRESSED, &b);
-	pd_buf_free(&b);
+	bytebuf_free(&b);
 	return w->failed ? -1 : 0;
 }
 
@@ -475,7 +475,7 @@ static const int written_features[] = {
 
 /* One feature's body; false when the file has none. */
 static bool encode_feature(const struct perfdata_writer *w, const struct pd_feature_input *in,
-			   int feat, struct pd_buf *body)
+			   int feat, struct bytebuf *body)
 {
 	if (feat == HEADER_COMPRESSED) {
 		if (w->zc)
@@ -500,9 +500,9 @@ static int write_features(struct perfdata_writer *w, const struct perfdata_meta 
 	    .nbuild_ids = w->nbuild_ids,
 	};
 	enum { N = ARRAY_SIZE(written_features) };
-	struct pd_buf fresh[N];
+	struct bytebuf fresh[N];
 	bool fresh_present[N];
-	struct pd_buf *body = fresh;
+	struct bytebuf *body = fresh;
 	bool *present = fresh_present;
 	memset(fresh, 0, sizeof(fresh));
 	if (cached && !w->feat_cache) {
@@ -524,25 +524,25 @@ static int write_features(struct perfdata_writer *w, const struct perfdata_meta 
 		}
 		nfeat += present[i];
 	}
-	struct pd_buf out = {0};
+	struct bytebuf out = {0};
 	uint64_t at = off + nfeat * sizeof(struct perf_file_section);
 	for (size_t i = 0; i < N; i++) {
 		if (!present[i])
 			continue;
 		struct perf_file_section s = {at, body[i].len};
-		pd_buf_put(&out, &s, sizeof(s));
+		bytebuf_bytes(&out, &s, sizeof(s));
 		at += body[i].len;
 		bits[written_features[i] / 64] |= 1ULL << (written_features[i] % 64);
 	}
 	for (size_t i = 0; i < N; i++)
 		if (present[i])
-			pd_buf_put(&out, body[i].data, body[i].len);
+			bytebuf_bytes(&out, body[i].data, body[i].len);
 	if (!cached)
 		for (size_t i = 0; i < N; i++)
-			pd_buf_free(&fresh[i]);
+			bytebuf_free(&fresh[i]);
 	int r = pwrite_all(w, out.data, out.len, off);
 	*end = off + out.len;
-	pd_buf_free(&out);
+	bytebuf_free(&out);
 	return r;
 }
 
@@ -605,7 +605,7 @@ void perfdata_writer_free(struct perfdata_writer *w)
 	free(w->build_ids);
 	if (w->feat_cache)
 		for (size_t i = 0; i < ARRAY_SIZE(written_features); i++)
-			pd_buf_free(&w->feat_cache[i]);
+			bytebuf_free(&w->feat_cache[i]);
 	free(w->feat_cache);
 	free(w->feat_present);
 	ZSTD_freeCCtx(w->zc);

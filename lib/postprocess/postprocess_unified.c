@@ -290,9 +290,9 @@ static int process_event(struct nettrace_out *o, uint32_t pid, enum system_event
 			 uint64_t thread, uint32_t cpu, uint64_t t)
 {
 	o->payload.len = 0;
-	nettrace_buf_varuint(&o->payload, pid);
-	nettrace_buf_short_string(&o->payload, machine_comm(symbolizer_machine(o->sym), pid, pid));
-	nettrace_buf_short_string(&o->payload, "");
+	bytebuf_varuint(&o->payload, pid);
+	bytebuf_short_string(&o->payload, machine_comm(symbolizer_machine(o->sym), pid, pid));
+	bytebuf_short_string(&o->payload, "");
 	return unified_put_event(o, o->system_md[ev], thread, cpu, 0, t);
 }
 
@@ -361,7 +361,7 @@ static int thread_runs(struct nettrace_out *o, uint32_t pid, uint32_t tid, uint3
 		stack_id = th->nstack ? nettrace_writer_stack(o->w, th->stack, th->nstack) : 0;
 	}
 	o->payload.len = 0;
-	nettrace_buf_varuint(&o->payload, value);
+	bytebuf_varuint(&o->payload, value);
 	o->st.cswitches++;
 	return unified_put_event(o, o->cswitch_md, row, cpu, stack_id, t);
 }
@@ -427,9 +427,9 @@ int nettrace_out_sample(struct nettrace_out *o, const struct perf_sample *s,
 	bool tracepoint = s->evsel && s->evsel->attr.type == PERF_TYPE_TRACEPOINT;
 	uint32_t md = evsel_metadata(o, idx, s->evsel, tracepoint);
 	o->payload.len = 0;
-	nettrace_buf_varuint(&o->payload, idx == o->cpu_evsel ? 1 : s->period);
+	bytebuf_varuint(&o->payload, idx == o->cpu_evsel ? 1 : s->period);
 	if (tracepoint)
-		nettrace_buf_short_string(&o->payload, trace ? trace : "");
+		bytebuf_short_string(&o->payload, trace ? trace : "");
 	if (!md || unified_put_event(o, md, row, cpu, stack_id, t) < 0)
 		return fail(o);
 	o->st.samples++;
@@ -586,7 +586,7 @@ void nettrace_out_free(struct nettrace_out *o)
 	mapping_table_free(&o->mappings);
 	symbol_table_free(&o->symbols);
 	buildid_table_free(&o->buildids);
-	nettrace_buf_free(&o->payload);
+	bytebuf_free(&o->payload);
 	free(o->evsel_md);
 	free(o->memo);
 	free(o->path);

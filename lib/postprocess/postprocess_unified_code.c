@@ -69,9 +69,9 @@ static int mapping_metadata(struct nettrace_out *o, const struct map *map, uint6
 	else
 		snprintf(json, sizeof(json), "{\"type\":\"ELF\",\"build_id\":\"%s\"}", hex);
 	o->payload.len = 0;
-	nettrace_buf_varuint(&o->payload, b->id);
-	nettrace_buf_short_string(&o->payload, json);
-	nettrace_buf_short_string(&o->payload, "{}");
+	bytebuf_varuint(&o->payload, b->id);
+	bytebuf_short_string(&o->payload, json);
+	bytebuf_short_string(&o->payload, "{}");
 	*id = b->id;
 	return unified_put_event(o, o->system_md[PROCESS_MAPPING_METADATA], thread, cpu, 0, t);
 }
@@ -122,12 +122,12 @@ static int mapping(struct nettrace_out *o, uint32_t pid, uint64_t start, uint64_
 	m = added;
 	o->st.mappings++;
 	o->payload.len = 0;
-	nettrace_buf_varuint(&o->payload, m->id);
-	nettrace_buf_varuint(&o->payload, start);
-	nettrace_buf_varuint(&o->payload, end);
-	nettrace_buf_varuint(&o->payload, pgoff);
-	nettrace_buf_short_string(&o->payload, name);
-	nettrace_buf_varuint(&o->payload, md);
+	bytebuf_varuint(&o->payload, m->id);
+	bytebuf_varuint(&o->payload, start);
+	bytebuf_varuint(&o->payload, end);
+	bytebuf_varuint(&o->payload, pgoff);
+	bytebuf_short_string(&o->payload, name);
+	bytebuf_varuint(&o->payload, md);
 	*id = m->id;
 	return unified_put_event(o, o->system_md[PROCESS_MAPPING], thread, cpu, 0, t);
 }
@@ -187,11 +187,11 @@ static int frame_symbol(struct nettrace_out *o, uint32_t pid, uint64_t mapping_i
 	s->name = f->sym;
 	o->st.symbols++;
 	o->payload.len = 0;
-	nettrace_buf_varuint(&o->payload, o->next_symbol++);
-	nettrace_buf_varuint(&o->payload, mapping_id);
-	nettrace_buf_varuint(&o->payload, f->sym_start);
-	nettrace_buf_varuint(&o->payload, key.end - 1); /* inclusive */
-	nettrace_buf_short_string(&o->payload, f->sym);
+	bytebuf_varuint(&o->payload, o->next_symbol++);
+	bytebuf_varuint(&o->payload, mapping_id);
+	bytebuf_varuint(&o->payload, f->sym_start);
+	bytebuf_varuint(&o->payload, key.end - 1); /* inclusive */
+	bytebuf_short_string(&o->payload, f->sym);
 	return unified_put_event(o, o->system_md[PROCESS_SYMBOL], thread, cpu, 0, t);
 }
 

@@ -146,7 +146,7 @@ struct nettrace_out {
 	struct symbol_table symbols;
 	struct buildid_table buildids;
 	uint64_t next_mapping, next_symbol, next_metadata;
-	struct nettrace_buf payload;
+	struct bytebuf payload;
 	struct frame_memo *memo;
 	uint64_t ips[MAX_FRAMES];
 	struct nettrace_out_stats st;

@@ -54,7 +54,7 @@ struct rt_file {
 	bool other_ns; /* the runtime's pid differs: its thread ids are of another namespace */
 	struct rt_event *ev;
 	size_t nev, ev_cap, next;
-	struct nettrace_buf data; /* payloads of the region */
+	struct bytebuf data; /* payloads of the region */
 	uint64_t *ips;
 	size_t nips, ips_cap;
 	struct md_table md;
@@ -153,7 +153,7 @@ static int read_region(struct nettrace_out *o, struct rt_file *rf)
 		x->payload = rf->data.len;
 		x->payload_len = e->payload_size;
 		if (e->payload_size)
-			nettrace_buf_bytes(&rf->data, e->payload, e->payload_size);
+			bytebuf_bytes(&rf->data, e->payload, e->payload_size);
 		x->stack = rf->nips;
 		x->nstack = e->stack ? e->stack_depth : 0;
 		if (x->nstack > MAX_FRAMES)
@@ -312,7 +312,7 @@ static int put(struct nettrace_out *o, struct rt_file *rf, const struct rt_event
 	uint32_t stack = x->nstack ? nettrace_writer_stack(o->w, rf->ips + x->stack, x->nstack) : 0;
 	o->payload.len = 0;
 	if (x->payload_len)
-		nettrace_buf_bytes(&o->payload, rf->data.data + x->payload, x->payload_len);
+		bytebuf_bytes(&o->payload, rf->data.data + x->payload, x->payload_len);
 	if (unified_put_event(o, md, row, cpu, stack, t) < 0)
 		return -1;
 	rf->copied++;
@@ -364,7 +364,7 @@ void unified_runtime_free(struct unified_runtime *rt)
 		free(rf->ev);
 		free(rf->ips);
 		md_table_free(&rf->md);
-		nettrace_buf_free(&rf->data);
+		bytebuf_free(&rf->data);
 	}
 	free(rt->files);
 	free(rt);

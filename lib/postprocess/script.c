@@ -4,6 +4,7 @@
  * "%16s "/"%s " comm, "%5d/%-5d ", "[%03d] ", "%12s: " of "%lu.%06lu", "%10lu ",
  * "%*s: " event, "\t%16lx %s (%s)\n" per frame. */
 #include "script.h"
+#include "base/bytebuf.h"
 #include "base/hash.h"
 #include "base/log.h"
 #include "perfview_text.h"
@@ -34,8 +35,7 @@ struct cached_line {
 struct script_writer {
 	FILE *out;
 	int name_width;
-	char *buf;
-	size_t len, cap;
+	struct bytebuf text; /* not yet handed to out */
 	uint64_t bytes;
 	bool failed;
 	int err;
@@ -54,8 +54,7 @@ struct script_writer *script_writer_new(FILE *out, int name_width)
 	struct script_writer *w = xcalloc(1, sizeof(*w));
 	w->out = out;
 	w->name_width = name_width;
-	w->cap = DRAIN_SIZE + 8192;
-	w->buf = xmalloc(w->cap);
+	bytebuf_reserve(&w->text, DRAIN_SIZE + 8192);
 	w->lines = xcalloc(LINE_CACHE_SIZE, sizeof(*w->lines));
 	w->arena = xmalloc(LINE_ARENA);
 	w->arena_pos = 1;
@@ -73,29 +72,19 @@ void script_writer_free(struct script_writer *w)
 		free(w->renames[i].to);
 	}
 	free(w->renames);
-	free(w->buf);
+	bytebuf_free(&w->text);
 	free(w);
 }
 
 uint64_t script_writer_bytes(const struct script_writer *w)
 {
-	return w->bytes + w->len;
+	return w->bytes + w->text.len;
 }
 
-static void reserve(struct script_writer *w, size_t n)
-{
-	if (w->len + n > w->cap) {
-		while (w->len + n > w->cap)
-			w->cap *= 2;
-		w->buf = xrealloc(w->buf, w->cap);
-	}
-}
-
+/* The text goes into a bytebuf, whose writers are inline: this is the inner loop. */
 static void put_mem(struct script_writer *w, const char *s, size_t n)
 {
-	reserve(w, n);
-	memcpy(w->buf + w->len, s, n);
-	w->len += n;
+	bytebuf_bytes(&w->text, s, n);
 }
 
 static void put_str(struct script_writer *w, const char *s)
@@ -105,15 +94,12 @@ static void put_str(struct script_writer *w, const char *s)
 
 static void put_char(struct script_writer *w, char c)
 {
-	reserve(w, 1);
-	w->buf[w->len++] = c;
+	bytebuf_u8(&w->text, (uint8_t)c);
 }
 
 static void put_spaces(struct script_writer *w, size_t n)
 {
-	reserve(w, n);
-	memset(w->buf + w->len, ' ', n);
-	w->len += n;
+	bytebuf_fill(&w->text, ' ', n);
 }
 
 /* s right-aligned in width columns ("%*s"). */
@@ -156,11 +142,8 @@ static void put_num(struct script_writer *w, uint64_t v, bool negative, unsigned
 	if (align == ZERO) {
 		if (negative)
 			put_char(w, '-');
-		if (n < width) {
-			reserve(w, width - n);
-			memset(w->buf + w->len, '0', width - n);
-			w->len += width - n;
-		}
+		if (n < width)
+			bytebuf_fill(&w->text, '0', width - n);
 		put_mem(w, p, ndig);
 		return;
 	}
@@ -262,19 +245,19 @@ static void put_frame_line(struct script_writer *w, const struct frame *f)
 		put_mem(w, w->arena + (c->at - 1) % LINE_ARENA, c->len);
 		return;
 	}
-	size_t start = w->len;
+	size_t start = w->text.len;
 	put_char(w, '\t');
 	put_num(w, f->ip, false, 16, 16, RIGHT);
 	format_frame_tail(w, f);
 	put_char(w, '\n');
-	size_t n = w->len - start;
+	size_t n = w->text.len - start;
 	if (n > LINE_MAX_LEN)
 		return;
 	/* a line does not wrap round the ring's end: skip to its start */
 	size_t off = (w->arena_pos - 1) % LINE_ARENA;
 	if (off + n > LINE_ARENA)
 		w->arena_pos += LINE_ARENA - off, off = 0;
-	memcpy(w->arena + off, w->buf + start, n);
+	memcpy(w->arena + off, w->text.data + start, n);
 	c->at = w->arena_pos;
 	c->len = (uint32_t)n;
 	c->ip = f->ip;
@@ -287,19 +270,19 @@ static void put_frame_line(struct script_writer *w, const struct frame *f)
  * through without copying it into the stream's own buffer. */
 static int drain(struct script_writer *w)
 {
-	if (!w->len || w->failed) {
-		w->len = 0;
+	if (!w->text.len || w->failed) {
+		w->text.len = 0;
 		return w->failed ? -1 : 0;
 	}
-	size_t n = fwrite(w->buf, 1, w->len, w->out);
-	if (n != w->len) {
+	size_t n = fwrite(w->text.data, 1, w->text.len, w->out);
+	if (n != w->text.len) {
 		w->err = errno;
 		w->failed = true;
-		w->len = 0;
+		w->text.len = 0;
 		return pc_err("cannot write perf.data.txt: %s", strerror(w->err ? w->err : EIO));
 	}
 	w->bytes += n;
-	w->len = 0;
+	w->text.len = 0;
 	return 0;
 }
 
@@ -321,7 +304,7 @@ int script_writer_sample(struct script_writer *w, const struct script_sample *s)
 			put_mem(w, " [unknown] ([unknown])", 22);
 	}
 	put_char(w, '\n');
-	return w->len >= DRAIN_SIZE ? drain(w) : 0;
+	return w->text.len >= DRAIN_SIZE ? drain(w) : 0;
 }
 
 int script_writer_flush(struct script_writer *w)

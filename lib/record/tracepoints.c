@@ -1,6 +1,7 @@
 /* tracepoints: see tracepoints.h.  The blob layout: tracing_data.c. */
 #include "tracepoints.h"
 #include "tracefs.h"
+#include "base/bytebuf.h"
 #include "tracing_data.h"
 
 #include <errno.h>
@@ -43,30 +44,8 @@ int tracepoint_id(const char *event, uint64_t *id)
 	return r;
 }
 
-struct blob {
-	char *data;
-	size_t len, cap;
-};
-
-static void put(struct blob *b, const void *p, size_t n)
-{
-	grow_array((void **)&b->data, &b->cap, b->len + n, 1);
-	memcpy(b->data + b->len, p, n);
-	b->len += n;
-}
-
-static void put_u32(struct blob *b, uint32_t v)
-{
-	put(b, &v, 4);
-}
-
-static void put_u64(struct blob *b, uint64_t v)
-{
-	put(b, &v, 8);
-}
-
 /* A file with a size prefix of width 4 or 8; a missing file counts as empty. */
-static int put_file(struct blob *b, const char *path, int width, bool required)
+static int put_file(struct bytebuf *b, const char *path, int width, bool required)
 {
 	size_t len = 0;
 	char *text = read_file(path, &len);
@@ -76,10 +55,10 @@ static int put_file(struct blob *b, const char *path, int width, bool required)
 		len = 0;
 	}
 	if (width == 4)
-		put_u32(b, len);
+		bytebuf_u32(b, (uint32_t)len);
 	else
-		put_u64(b, len);
-	put(b, text ? text : "", len);
+		bytebuf_u64(b, len);
+	bytebuf_bytes(b, text ? text : "", len);
 	free(text);
 	return 0;
 }
@@ -89,25 +68,24 @@ int tracing_data_build(const char *const *events, size_t n, void **out, size_t *
 	const char *tfs = tracefs_path();
 	if (!tfs)
 		return -1;
-	struct blob b = {0};
+	struct bytebuf b = {0};
 	char *path;
-	put(&b, tracing_data_magic, sizeof(tracing_data_magic));
-	put(&b, "0.6", 4);
-	uint8_t endian = 0, long_size = sizeof(long);
-	put(&b, &endian, 1);
-	put(&b, &long_size, 1);
-	put_u32(&b, (uint32_t)sysconf(_SC_PAGESIZE));
+	bytebuf_bytes(&b, tracing_data_magic, sizeof(tracing_data_magic));
+	bytebuf_bytes(&b, "0.6", 4);
+	bytebuf_u8(&b, 0); /* little-endian (base/bytebuf.h) */
+	bytebuf_u8(&b, sizeof(long));
+	bytebuf_u32(&b, (uint32_t)sysconf(_SC_PAGESIZE));
 
-	put(&b, "header_page", 12);
+	bytebuf_bytes(&b, "header_page", 12);
 	path = xasprintf("%s/events/header_page", tfs);
 	int r = put_file(&b, path, 8, true);
 	free(path);
-	put(&b, "header_event", 13);
+	bytebuf_bytes(&b, "header_event", 13);
 	path = xasprintf("%s/events/header_event", tfs);
 	if (r == 0)
 		r = put_file(&b, path, 8, true);
 	free(path);
-	put_u32(&b, 0); /* no ftrace-internal events */
+	bytebuf_u32(&b, 0); /* no ftrace-internal events */
 
 	/* Group the events by system, keeping first-seen order. */
 	char **sys = xcalloc(n, sizeof(*sys)), **name = xcalloc(n, sizeof(*name));
@@ -120,18 +98,18 @@ int tracing_data_build(const char *const *events, size_t n, void **out, size_t *
 			first &= strcmp(sys[j], sys[i]) != 0;
 		nsys += first;
 	}
-	put_u32(&b, nsys);
+	bytebuf_u32(&b, nsys);
 	for (size_t i = 0; i < n && r == 0; i++) {
 		bool first = true;
 		for (size_t j = 0; j < i; j++)
 			first &= strcmp(sys[j], sys[i]) != 0;
 		if (!first)
 			continue;
-		put(&b, sys[i], strlen(sys[i]) + 1);
+		bytebuf_bytes(&b, sys[i], strlen(sys[i]) + 1);
 		uint32_t count = 0;
 		for (size_t j = i; j < n; j++)
 			count += !strcmp(sys[j], sys[i]);
-		put_u32(&b, count);
+		bytebuf_u32(&b, count);
 		for (size_t j = i; j < n && r == 0; j++) {
 			if (strcmp(sys[j], sys[i]))
 				continue;
@@ -147,7 +125,7 @@ int tracing_data_build(const char *const *events, size_t n, void **out, size_t *
 	free(sys);
 	free(name);
 
-	put_u32(&b, 0); /* kallsyms: perf script does not need them for these events */
+	bytebuf_u32(&b, 0); /* kallsyms: perf script does not need them for these events */
 	path = xasprintf("%s/printk_formats", tfs);
 	if (r == 0)
 		put_file(&b, path, 4, false);
@@ -157,7 +135,7 @@ int tracing_data_build(const char *const *events, size_t n, void **out, size_t *
 		put_file(&b, path, 8, false);
 	free(path);
 	if (r < 0) {
-		free(b.data);
+		bytebuf_free(&b);
 		return -1;
 	}
 	*out = b.data;

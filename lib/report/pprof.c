@@ -1,6 +1,7 @@
 /* pprof: see pprof.h.  The protobuf is written by hand (a few varints and length-delimited
  * fields, after github.com/google/pprof's proto/profile.proto), then gzipped with zlib. */
 #include "pprof.h"
+#include "base/bytebuf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -8,56 +9,33 @@
 
 /* ---- protobuf encoding ---- */
 
-struct pb {
-	uint8_t *p;
-	size_t len, cap;
-};
-
 enum { PB_VARINT = 0, PB_LEN = 2 };
 
-static void pb_put(struct pb *b, const void *data, size_t n)
+static void pb_key(struct bytebuf *b, unsigned field, unsigned wire)
 {
-	grow_array((void **)&b->p, &b->cap, b->len + n, 1);
-	memcpy(b->p + b->len, data, n);
-	b->len += n;
-}
-
-static void pb_varint(struct pb *b, uint64_t v)
-{
-	uint8_t buf[10];
-	size_t n = 0;
-	do {
-		buf[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
-	pb_put(b, buf, n);
-}
-
-static void pb_key(struct pb *b, unsigned field, unsigned wire)
-{
-	pb_varint(b, (uint64_t)field << 3 | wire);
+	bytebuf_varuint(b, (uint64_t)field << 3 | wire);
 }
 
 /* proto3: a zero scalar is the default and is not written. */
-static void pb_uint(struct pb *b, unsigned field, uint64_t v)
+static void pb_uint(struct bytebuf *b, unsigned field, uint64_t v)
 {
 	if (!v)
 		return;
 	pb_key(b, field, PB_VARINT);
-	pb_varint(b, v);
+	bytebuf_varuint(b, v);
 }
 
-static void pb_bytes(struct pb *b, unsigned field, const void *data, size_t n)
+static void pb_bytes(struct bytebuf *b, unsigned field, const void *data, size_t n)
 {
 	pb_key(b, field, PB_LEN);
-	pb_varint(b, n);
-	pb_put(b, data, n);
+	bytebuf_varuint(b, n);
+	bytebuf_bytes(b, data, n);
 }
 
 /* Appends sub as message field `field` of b, and empties sub for the next one. */
-static void pb_msg(struct pb *b, unsigned field, struct pb *sub)
+static void pb_msg(struct bytebuf *b, unsigned field, struct bytebuf *sub)
 {
-	pb_bytes(b, field, sub->p, sub->len);
+	pb_bytes(b, field, sub->data, sub->len);
 	sub->len = 0;
 }
 
@@ -137,14 +115,14 @@ static uint32_t mapping_of(struct builder *b, uint32_t f)
 	return (uint32_t)i + 1;
 }
 
-static void value_type(struct builder *b, struct pb *out, unsigned field, const char *type,
+static void value_type(struct builder *b, struct bytebuf *out, unsigned field, const char *type,
 		       const char *unit)
 {
-	struct pb vt = {0};
+	struct bytebuf vt = {0};
 	pb_uint(&vt, 1, str_index(&b->st, type));
 	pb_uint(&vt, 2, str_index(&b->st, unit));
 	pb_msg(out, field, &vt);
-	free(vt.p);
+	bytebuf_free(&vt);
 }
 
 static bool is_process(const struct builder *b, const struct calltree_node *nd)
@@ -164,9 +142,9 @@ static uint32_t heaviest_child(const struct calltree *t, uint32_t node)
 }
 
 /* One Sample per node with self weight: its frames leaf first, its process as a label. */
-static void add_samples(struct builder *b, struct pb *out)
+static void add_samples(struct builder *b, struct bytebuf *out)
 {
-	struct pb s = {0}, ids = {0}, lab = {0};
+	struct bytebuf s = {0}, ids = {0}, lab = {0};
 	uint64_t comm_key = str_index(&b->st, "comm");
 	for (uint32_t i = 1; i < calltree_count(b->t); i++) {
 		const struct calltree_node *nd = calltree_node(b->t, i);
@@ -178,19 +156,19 @@ static void add_samples(struct builder *b, struct pb *out)
 			if (is_process(b, a))
 				comm = functable_name(b->ft, a->func);
 			else {
-				pb_varint(&ids, (uint64_t)a->func + 1);
+				bytebuf_varuint(&ids, (uint64_t)a->func + 1);
 				b->used[a->func] = true;
 			}
 			at = a->parent;
 		}
 		if (ids.len)
 			pb_msg(&s, 1, &ids); /* location_id, packed */
-		struct pb vals = {0};
-		pb_varint(&vals, nd->self);
+		struct bytebuf vals = {0};
+		bytebuf_varuint(&vals, nd->self);
 		if (b->o->type2)
-			pb_varint(&vals, (uint64_t)((double)nd->self * b->o->scale2 + 0.5));
+			bytebuf_varuint(&vals, (uint64_t)((double)nd->self * b->o->scale2 + 0.5));
 		pb_msg(&s, 2, &vals); /* value, packed */
-		free(vals.p);
+		bytebuf_free(&vals);
 		if (comm) {
 			pb_uint(&lab, 1, comm_key);
 			pb_uint(&lab, 2, str_index(&b->st, comm));
@@ -198,14 +176,14 @@ static void add_samples(struct builder *b, struct pb *out)
 		}
 		pb_msg(out, P_SAMPLE, &s);
 	}
-	free(s.p);
-	free(ids.p);
-	free(lab.p);
+	bytebuf_free(&s);
+	bytebuf_free(&ids);
+	bytebuf_free(&lab);
 }
 
-static void add_functions_and_locations(struct builder *b, struct pb *out)
+static void add_functions_and_locations(struct builder *b, struct bytebuf *out)
 {
-	struct pb m = {0}, line = {0};
+	struct bytebuf m = {0}, line = {0};
 	size_t nf = functable_count(b->ft);
 	for (uint32_t f = 0; f < nf; f++) {
 		if (!b->used[f])
@@ -225,13 +203,13 @@ static void add_functions_and_locations(struct builder *b, struct pb *out)
 		pb_msg(&m, 4, &line);
 		pb_msg(out, P_LOCATION, &m);
 	}
-	free(m.p);
-	free(line.p);
+	bytebuf_free(&m);
+	bytebuf_free(&line);
 }
 
-static void add_mappings(struct builder *b, struct pb *out)
+static void add_mappings(struct builder *b, struct bytebuf *out)
 {
-	struct pb m = {0};
+	struct bytebuf m = {0};
 	for (size_t i = 0; i < b->nmaps; i++) {
 		const struct mapping *mp = &b->maps[i];
 		pb_uint(&m, 1, i + 1);
@@ -245,17 +223,17 @@ static void add_mappings(struct builder *b, struct pb *out)
 		pb_uint(&m, 7, 1); /* has_functions: the names are in the profile */
 		pb_msg(out, P_MAPPING, &m);
 	}
-	free(m.p);
+	bytebuf_free(&m);
 }
 
-static int gzip_out(FILE *out, const struct pb *data)
+static int gzip_out(FILE *out, const struct bytebuf *data)
 {
 	z_stream z;
 	memset(&z, 0, sizeof(z));
 	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return pc_err("cannot start gzip");
 	uint8_t buf[65536];
-	z.next_in = data->p;
+	z.next_in = data->data;
 	z.avail_in = (uInt)data->len;
 	int zr;
 	do {
@@ -277,7 +255,7 @@ int pprof_write(FILE *out, const struct calltree *t, const struct pprof_opts *o)
 	struct builder b = {.t = t, .ft = calltree_functable(t), .o = o};
 	size_t nf = functable_count(b.ft);
 	b.used = xcalloc(nf ? nf : 1, sizeof(*b.used));
-	struct pb prof = {0};
+	struct bytebuf prof = {0};
 	b.st.ft = functable_new();
 	str_index(&b.st, ""); /* string 0 is always "" */
 
@@ -316,7 +294,7 @@ int pprof_write(FILE *out, const struct calltree *t, const struct pprof_opts *o)
 	}
 
 	int rc = gzip_out(out, &prof);
-	free(prof.p);
+	bytebuf_free(&prof);
 	functable_free(b.st.ft);
 	free(b.maps);
 	free(b.used);

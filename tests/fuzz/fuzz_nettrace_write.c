@@ -1,4 +1,4 @@
-/* The NetTrace writer (lib/nettrace/nettrace_write.c, its encodings in nettrace_buf.c), round trip:
+/* The NetTrace writer (lib/nettrace/nettrace_write.c, its encodings in base/bytebuf.h), round trip:
  * the input is a program of writer calls (declare metadata and threads, remove threads, write
  * events with stacks, label lists and payloads, report lost events, flush, sequence points that may
  * forget metadata and threads, tiny block and region limits), run against a writer on a memfd; the

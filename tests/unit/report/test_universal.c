@@ -29,7 +29,7 @@ static int on_sample(const struct stack_sample *s, void *arg)
 
 enum { M_CREATE = 1, M_EXIT, M_MAP, M_SYM, M_CPU, M_SWITCH, M_CSWITCH };
 
-static void put(struct universal *u, uint32_t md, uint32_t pid, const struct nettrace_buf *b,
+static void put(struct universal *u, uint32_t md, uint32_t pid, const struct bytebuf *b,
 		const uint64_t *stack, size_t depth)
 {
 	struct universal_event e = {.metadata_id = md,
@@ -46,50 +46,50 @@ static void put(struct universal *u, uint32_t md, uint32_t pid, const struct net
 
 static void create(struct universal *u, uint32_t pid, const char *name)
 {
-	struct nettrace_buf b = {0};
-	nettrace_buf_varuint(&b, pid);
-	nettrace_buf_short_string(&b, name);
-	nettrace_buf_short_string(&b, "");
+	struct bytebuf b = {0};
+	bytebuf_varuint(&b, pid);
+	bytebuf_short_string(&b, name);
+	bytebuf_short_string(&b, "");
 	put(u, M_CREATE, pid, &b, NULL, 0);
-	nettrace_buf_free(&b);
+	bytebuf_free(&b);
 }
 
 static void mapping(struct universal *u, uint32_t pid, uint64_t id, uint64_t start, uint64_t end,
 		    const char *name)
 {
-	struct nettrace_buf b = {0};
-	nettrace_buf_varuint(&b, id);
-	nettrace_buf_varuint(&b, start);
-	nettrace_buf_varuint(&b, end);
-	nettrace_buf_varuint(&b, 0);
-	nettrace_buf_short_string(&b, name);
-	nettrace_buf_varuint(&b, 0);
+	struct bytebuf b = {0};
+	bytebuf_varuint(&b, id);
+	bytebuf_varuint(&b, start);
+	bytebuf_varuint(&b, end);
+	bytebuf_varuint(&b, 0);
+	bytebuf_short_string(&b, name);
+	bytebuf_varuint(&b, 0);
 	put(u, M_MAP, pid, &b, NULL, 0);
-	nettrace_buf_free(&b);
+	bytebuf_free(&b);
 }
 
 static void symbol(struct universal *u, uint32_t pid, uint64_t map, uint64_t start, uint64_t end,
 		   const char *name)
 {
-	struct nettrace_buf b = {0};
-	nettrace_buf_varuint(&b, 7);
-	nettrace_buf_varuint(&b, map);
-	nettrace_buf_varuint(&b, start);
-	nettrace_buf_varuint(&b, end - 1);
-	nettrace_buf_short_string(&b, name);
+	struct bytebuf b = {0};
+	bytebuf_varuint(&b, 7);
+	bytebuf_varuint(&b, map);
+	bytebuf_varuint(&b, start);
+	bytebuf_varuint(&b, end - 1);
+	bytebuf_short_string(&b, name);
 	put(u, M_SYM, pid, &b, NULL, 0);
-	nettrace_buf_free(&b);
+	bytebuf_free(&b);
 }
 
 static void sample(struct universal *u, uint32_t md, uint32_t pid, const uint64_t *stack,
 		   size_t depth, const char *text)
 {
-	struct nettrace_buf b = {0};
-	nettrace_buf_varuint(&b, 1);
+	struct bytebuf b = {0};
+	bytebuf_varuint(&b, 1);
 	if (text)
-		nettrace_buf_short_string(&b, text);
+		bytebuf_short_string(&b, text);
 	put(u, md, pid, &b, stack, depth);
-	nettrace_buf_free(&b);
+	bytebuf_free(&b);
 }
 
 int main(void)
@@ -149,7 +149,7 @@ int main(void)
 	CHECK_EQ_U64(nsamples, 2);
 
 	/* the pid used again after an exit: a new process, nothing of the old one */
-	struct nettrace_buf none = {0};
+	struct bytebuf none = {0};
 	put(u, M_EXIT, 42, &none, NULL, 0);
 	create(u, 42, "other");
 	sample(u, M_CPU, 42, st, 1, NULL);
