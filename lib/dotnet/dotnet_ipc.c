@@ -1,5 +1,6 @@
 /* dotnet_ipc: see dotnet_ipc.h.  Protocol: dotnet/diagnostics ipc-protocol.md. */
 #include "dotnet_ipc.h"
+#include "base/span.h"
 #include "base/log.h"
 #include "base/proc.h"
 #include "base/proc_maps.h"
@@ -309,11 +310,6 @@ static int msg_finish(struct ipc_msg *m)
 	return 0;
 }
 
-static uint32_t get_u32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static int read_full(int fd, void *buf, size_t len, const char *what)
 {
 	for (size_t got = 0; got < len;) {
@@ -368,7 +364,7 @@ int dotnet_ipc_reply_status(const unsigned char *hdr, const unsigned char *paylo
 	if (hdr[16] != CMDSET_SERVER)
 		return pc_err("%s: unexpected answer (command set 0x%02x)", what, hdr[16]);
 	if (hdr[17] == SERVER_ERROR) {
-		uint32_t hr = len >= 4 ? get_u32(payload) : 0;
+		uint32_t hr = len >= 4 ? load_le32(payload) : 0;
 		if (hr == E_UNKNOWN_COMMAND)
 			return pc_err("%s: the runtime in pid %d does not know this command (it "
 				      "needs a newer .NET)",
@@ -438,9 +434,9 @@ int dotnet_ipc_hresult(const unsigned char *payload, size_t len, const char *wha
 {
 	if (len < 4)
 		return pc_err("%s: answer without a result code", what);
-	if (get_u32(payload))
+	if (load_le32(payload))
 		return pc_err("%s: the runtime in pid %d answered HRESULT 0x%08x", what, (int)pid,
-			      get_u32(payload));
+			      load_le32(payload));
 	return 0;
 }
 
@@ -590,7 +586,7 @@ static char *take_string(const unsigned char *p, size_t len, size_t *off)
 		pc_err("ProcessInfo2: answer cut short");
 		return NULL;
 	}
-	uint32_t units = get_u32(p + *off);
+	uint32_t units = load_le32(p + *off);
 	*off += 4;
 	if (units > (len - *off) / 2) {
 		pc_err("ProcessInfo2: a string of %u characters does not fit the answer", units);
@@ -639,7 +635,7 @@ int dotnet_process_info_parse(const unsigned char *p, size_t len, struct dotnet_
 	size_t off = 8 + 16;
 	if (len < off)
 		return pc_err("ProcessInfo2: answer of %zu bytes is too short", len);
-	info->nspid = get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+	info->nspid = load_le32(p) | (uint64_t)load_le32(p + 4) << 32;
 	char **fields[] = {&info->command_line, &info->os, &info->arch, &info->entry_assembly,
 			   &info->version};
 	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {

@@ -5,6 +5,7 @@
  * reports stub blocks whose pages are partly unreadable: EFAULT) closes the jitdump for
  * good; DisablePerfMap closes both. */
 #include "dotnet_maps.h"
+#include "base/span.h"
 #include "base/log.h"
 #include "base/proc.h"
 
@@ -30,11 +31,6 @@ bool dotnet_holds_open(pid_t pid, int fd)
 	return found;
 }
 
-static uint32_t get_u32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* Whole records of a jitdump (jitdump-specification.txt: a header whose third u32 is its
  * size, then records of u32 id, u32 total size, u64 timestamp), for messages. */
 static uint64_t jitdump_records(int fd)
@@ -42,14 +38,14 @@ static uint64_t jitdump_records(int fd)
 	struct stat st;
 	unsigned char h[12];
 	if (fstat(fd, &st) < 0 || pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	    get_u32(h) != 0x4A695444) /* "JiTD" as a little-endian u32 */
+	    load_le32(h) != 0x4A695444) /* "JiTD" as a little-endian u32 */
 		return 0;
-	uint64_t n = 0, off = get_u32(h + 8), size = (uint64_t)st.st_size;
+	uint64_t n = 0, off = load_le32(h + 8), size = (uint64_t)st.st_size;
 	while (off + 8 <= size) {
 		unsigned char r[8];
 		if (pread(fd, r, sizeof(r), (off_t)off) != (ssize_t)sizeof(r))
 			break;
-		uint32_t total = get_u32(r + 4);
+		uint32_t total = load_le32(r + 4);
 		if (total < 16 || off + total > size)
 			break;
 		off += total;

@@ -1,7 +1,7 @@
 /* nettrace_metadata: see nettrace_metadata.h.  Layouts: NetTraceFormat_v5.md ("Metadata event
  * encoding") and NetTraceFormat.md ("MetadataBlock"). */
 #include "nettrace_metadata.h"
-#include "nettrace_span.h"
+#include "base/span.h"
 
 #include <stdlib.h>
 

@@ -5,7 +5,7 @@
 #include "nettrace_read.h"
 #include "nettrace_blocks.h"
 #include "nettrace_metadata.h"
-#include "nettrace_span.h"
+#include "base/span.h"
 #include "nettrace_tables.h"
 
 #include <errno.h>
@@ -134,7 +134,7 @@ static int take_u32(struct nettrace_reader *r, uint32_t *v)
 {
 	uint8_t b[4];
 	int rc = take(r, b, 4);
-	*v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+	*v = load_le32(b);
 	return rc;
 }
 

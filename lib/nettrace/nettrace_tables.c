@@ -2,7 +2,7 @@
  * ("ThreadBlock", "RemoveThreadBlock", "LabelListBlock"). */
 #include "nettrace_tables.h"
 #include "nettrace_metadata.h"
-#include "nettrace_span.h"
+#include "base/span.h"
 
 #include <stdlib.h>
 

@@ -2,7 +2,7 @@
  * (and TraceEvent's ClrTraceEventParser, which reads the same payloads). */
 #include "runtime_events.h"
 #include "nettrace_metadata.h"
-#include "nettrace_span.h"
+#include "base/span.h"
 
 #include <stdlib.h>
 

@@ -1,5 +1,6 @@
 /* buildid: see buildid.h. */
 #include "buildid.h"
+#include "base/span.h"
 
 #include "base/util.h"
 
@@ -108,13 +109,6 @@ int buildid_read_path(const char *path, uint8_t id[BUILDID_MAX], uint8_t *size)
 	return r;
 }
 
-static uint32_t get_u32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 int buildid_read_notes_file(const char *path, uint8_t id[BUILDID_MAX], uint8_t *size)
 {
 	size_t len;
@@ -126,8 +120,8 @@ int buildid_read_notes_file(const char *path, uint8_t id[BUILDID_MAX], uint8_t *
 	size_t off = 0;
 	int r = pc_err("%s: no GNU build-id note", path);
 	while (len - off >= 12) {
-		uint32_t namesz = get_u32(buf + off), descsz = get_u32(buf + off + 4);
-		uint32_t type = get_u32(buf + off + 8);
+		uint32_t namesz = load_le32(buf + off), descsz = load_le32(buf + off + 4);
+		uint32_t type = load_le32(buf + off + 8);
 		size_t name_pad = ((size_t)namesz + 3) & ~(size_t)3;
 		size_t desc_pad = ((size_t)descsz + 3) & ~(size_t)3;
 		off += 12;

@@ -2,6 +2,7 @@
  * perfdata_read_int.h).  Everything is read with memcpy from the mapped file after checking
  * that offset and size lie inside it: a header may point anywhere. */
 #include "perfdata_read_int.h"
+#include "base/span.h"
 
 #include "base/log.h"
 
@@ -13,26 +14,12 @@ static bool in_file(const struct perfdata_reader *r, uint64_t off, uint64_t size
 	return off <= r->map_size && size <= r->map_size - off;
 }
 
-static uint32_t get_u32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t get_u64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
 /* perf's string in feature sections: u32 len, then len bytes holding a NUL-padded string. */
 static char *take_string(const uint8_t **p, const uint8_t *end)
 {
 	if (end - *p < 4)
 		return NULL;
-	uint32_t len = get_u32(*p);
+	uint32_t len = load_le32(*p);
 	if (len > (size_t)(end - *p) - 4)
 		return NULL;
 	const char *s = (const char *)*p + 4;
@@ -122,13 +109,13 @@ static void read_event_desc(struct perfdata_reader *r, const uint8_t *p, const u
 {
 	if (end - p < 8)
 		return;
-	uint32_t nr = get_u32(p), attr_size = get_u32(p + 4);
+	uint32_t nr = load_le32(p), attr_size = load_le32(p + 4);
 	p += 8;
 	for (uint32_t i = 0; i < nr; i++) {
 		if ((size_t)(end - p) < (uint64_t)attr_size + 4)
 			return;
 		p += attr_size;
-		uint32_t nr_ids = get_u32(p);
+		uint32_t nr_ids = load_le32(p);
 		p += 4;
 		char *name = take_string(&p, end);
 		if (!name)
@@ -137,7 +124,7 @@ static void read_event_desc(struct perfdata_reader *r, const uint8_t *p, const u
 			free(name);
 			return;
 		}
-		struct perfdata_evsel *e = nr_ids ? pd_find_evsel(r, get_u64(p)) : NULL;
+		struct perfdata_evsel *e = nr_ids ? pd_find_evsel(r, load_le64(p)) : NULL;
 		if (!e && i < r->nr_evsels)
 			e = r->evsels[i];
 		if (e && *name)
@@ -151,7 +138,7 @@ static char *read_cmdline(const uint8_t *p, const uint8_t *end)
 {
 	if (end - p < 4)
 		return NULL;
-	uint32_t nr = get_u32(p);
+	uint32_t nr = load_le32(p);
 	p += 4;
 	char *line = xstrdup("");
 	for (uint32_t i = 0; i < nr; i++) {
@@ -224,24 +211,24 @@ void pd_read_feature(struct perfdata_reader *r, unsigned feat, const uint8_t *p,
 	case HEADER_NRCPUS:
 		/* u32 nr_cpus_available, u32 nr_cpus_online */
 		if (size >= 8)
-			r->nrcpus = (int)get_u32(p);
+			r->nrcpus = (int)load_le32(p);
 		break;
 	case HEADER_EVENT_DESC:
 		read_event_desc(r, p, end);
 		break;
 	case HEADER_CLOCK_DATA:
 		/* u32 version, u32 clockid, u64 wall clock ns, u64 clockid ns */
-		if (size >= 24 && get_u32(p) >= 1) {
+		if (size >= 24 && load_le32(p) >= 1) {
 			r->has_clock_data = true;
-			r->clockid = (int)get_u32(p + 4);
-			r->clock_wall_ns = get_u64(p + 8);
-			r->clock_ns = get_u64(p + 16);
+			r->clockid = (int)load_le32(p + 4);
+			r->clock_wall_ns = load_le64(p + 8);
+			r->clock_ns = load_le64(p + 16);
 		}
 		break;
 	case HEADER_COMPRESSED:
 		/* u32 version, type, level, ratio, mmap_len */
 		if (size >= 8)
-			r->comp_type = get_u32(p + 4);
+			r->comp_type = load_le32(p + 4);
 		break;
 	case HEADER_BUILD_ID:
 		read_build_ids(r, p, end);
@@ -267,9 +254,9 @@ void pd_event_update(struct perfdata_reader *r, const struct perf_event_header *
 {
 	/* u64 type, u64 id, then the payload; type 2 (PERF_EVENT_UPDATE__NAME) is a string. */
 	const uint8_t *p = (const uint8_t *)(h + 1);
-	if (h->size < sizeof(*h) + 16 || get_u64(p) != 2)
+	if (h->size < sizeof(*h) + 16 || load_le64(p) != 2)
 		return;
-	struct perfdata_evsel *e = pd_find_evsel(r, get_u64(p + 8));
+	struct perfdata_evsel *e = pd_find_evsel(r, load_le64(p + 8));
 	const char *name = (const char *)p + 16;
 	size_t max = h->size - sizeof(*h) - 16;
 	if (e && max && strnlen(name, max) > 0) {
@@ -295,7 +282,7 @@ static void read_features(struct perfdata_reader *r, const uint64_t *bits, uint6
 		if (!(bits[feat / 64] & (1ULL << (feat % 64))))
 			continue;
 		const uint8_t *entry = r->map + table + k++ * sizeof(struct perf_file_section);
-		uint64_t off = get_u64(entry), size = get_u64(entry + 8);
+		uint64_t off = load_le64(entry), size = load_le64(entry + 8);
 		if (!in_file(r, off, size))
 			continue;
 		r->features[feat / 64] |= 1ULL << (feat % 64);
@@ -319,8 +306,8 @@ int pd_read_file_header(struct perfdata_reader *r)
 	uint64_t magic, hsize;
 	if (r->map_size < 16)
 		return pc_err("%s: too small to be a perf.data file", r->path);
-	magic = get_u64(r->map);
-	hsize = get_u64(r->map + 8);
+	magic = load_le64(r->map);
+	hsize = load_le64(r->map + 8);
 	if (magic != PERF_MAGIC2) {
 		if (magic == __builtin_bswap64(PERF_MAGIC2))
 			return pc_err("%s: perf.data from a big-endian machine is not supported",
@@ -355,7 +342,7 @@ int pd_read_file_header(struct perfdata_reader *r)
 	for (size_t i = 0; i < nr_attrs; i++) {
 		const uint8_t *a = r->map + fh.attrs.offset + i * fh.attr_size;
 		const uint8_t *sect = a + fh.attr_size - ids_sect;
-		uint64_t ids_off = get_u64(sect), ids_size = get_u64(sect + 8);
+		uint64_t ids_off = load_le64(sect), ids_size = load_le64(sect + 8);
 		if (!in_file(r, ids_off, ids_size))
 			return pc_err("%s: the ids of event %zu lie outside the file", r->path, i);
 		if (pd_add_evsel(r, a, fh.attr_size - ids_sect, r->map + ids_off, ids_size / 8))

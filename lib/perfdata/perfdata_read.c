@@ -9,6 +9,7 @@
  * copied, so memory follows what one round holds of compressed data, not the file.
  */
 #include "perfdata_read_int.h"
+#include "base/span.h"
 
 #include "base/log.h"
 
@@ -95,28 +96,14 @@ static const struct perf_event_header *aligned(struct perfdata_reader *r, const 
 	return (const struct perf_event_header *)r->align_buf;
 }
 
-static uint64_t rd_u64(const void *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t rd_u32(const void *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
 /* Records whose payload follows them outside header.size: skip (or take) the payload. */
 static int skip_payload(struct perfdata_reader *r, const struct perf_event_header *h)
 {
 	uint64_t size;
 	if (h->type == PERF_RECORD_AUXTRACE && h->size >= 16)
-		size = rd_u64(h + 1);
+		size = load_le64(h + 1);
 	else if (h->type == PERF_RECORD_HEADER_TRACING_DATA && h->size >= 12)
-		size = rd_u32(h + 1);
+		size = load_le32(h + 1);
 	else
 		return 0;
 	if (size > r->data_end - r->pos) {
@@ -243,7 +230,7 @@ static uint64_t record_time(const struct perfdata_reader *r, const struct perf_e
 		size_t at =
 		    sizeof(*h) + 8 * (!!(type & PERF_SAMPLE_IDENTIFIER) +
 				      !!(type & PERF_SAMPLE_IP) + !!(type & PERF_SAMPLE_TID));
-		return at + 8 <= h->size ? rd_u64((const uint8_t *)h + at) : UINT64_MAX;
+		return at + 8 <= h->size ? load_le64((const uint8_t *)h + at) : UINT64_MAX;
 	}
 	struct perf_sample_id sid;
 	if (perfdata_parse_sample_id(&e->attr, h, &sid) < 0 || !sid.has_time)
@@ -300,7 +287,7 @@ static void take_user_record(struct perfdata_reader *r, const struct perf_event_
 		/* attr (attr.size bytes), then the u64 ids */
 		if (len < PERF_ATTR_SIZE_VER0)
 			break;
-		uint32_t attr_size = rd_u32(body + 4);
+		uint32_t attr_size = load_le32(body + 4);
 		if (attr_size == 0)
 			attr_size = PERF_ATTR_SIZE_VER0;
 		if (attr_size <= len)
@@ -314,7 +301,7 @@ static void take_user_record(struct perfdata_reader *r, const struct perf_event_
 		/* u64 feature id, then the feature's payload as in a file's section; copied: h
 		 * may be decompressed or an aligned copy, both reused for the next record */
 		if (len >= 8)
-			pd_read_feature(r, (unsigned)rd_u64(body), body + 8, len - 8, true);
+			pd_read_feature(r, (unsigned)load_le64(body), body + 8, len - 8, true);
 		break;
 	default:
 		break;

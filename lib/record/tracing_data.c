@@ -8,6 +8,7 @@
  */
 #include "tracing_data.h"
 #include "tracefs.h"
+#include "base/span.h"
 
 #include <byteswap.h>
 #include <stdlib.h>
@@ -22,59 +23,39 @@ const char tracing_data_magic[10] = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 
 #define MAX_RECORD_SIZE 65536
 
 struct cursor {
-	const char *p, *end;
-	bool swap; /* sizes are in the other byte order */
+	struct span s;
+	bool big; /* sizes are big-endian */
 };
 
-static bool take(struct cursor *c, void *dst, size_t n)
+/* A size of 4 or 8 bytes. */
+static uint64_t take_size(struct cursor *c, int width)
 {
-	if ((size_t)(c->end - c->p) < n)
-		return false;
-	memcpy(dst, c->p, n);
-	c->p += n;
-	return true;
-}
-
-static const char *take_str(struct cursor *c)
-{
-	const char *s = c->p;
-	const char *nul = memchr(c->p, 0, c->end - c->p);
-	if (!nul)
-		return NULL;
-	c->p = nul + 1;
-	return s;
+	if (width == 4) {
+		uint32_t v = span_u32(&c->s);
+		return c->big ? bswap_32(v) : v;
+	}
+	uint64_t v = span_u64(&c->s);
+	return c->big ? bswap_64(v) : v;
 }
 
 /* A size of 4 or 8 bytes, then that many bytes. */
 static bool take_sized(struct cursor *c, int width, const char **data, size_t *len)
 {
-	uint64_t n;
-	if (width == 4) {
-		uint32_t v;
-		if (!take(c, &v, 4))
-			return false;
-		n = c->swap ? bswap_32(v) : v;
-	} else {
-		if (!take(c, &n, 8))
-			return false;
-		if (c->swap)
-			n = bswap_64(n);
-	}
-	if (n > (uint64_t)(c->end - c->p))
-		return false;
-	*data = c->p;
+	uint64_t n = take_size(c, width);
+	*data = (const char *)span_take(&c->s, n);
 	*len = (size_t)n;
-	c->p += n;
-	return true;
+	return *data != NULL;
 }
 
 static bool take_u32(struct cursor *c, uint32_t *v)
 {
-	if (!take(c, v, 4))
-		return false;
-	if (c->swap)
-		*v = bswap_32(*v);
-	return true;
+	*v = (uint32_t)take_size(c, 4);
+	return !c->s.bad;
+}
+
+static const char *take_str(struct cursor *c)
+{
+	return span_cstr(&c->s);
 }
 
 /* Text libtraceevent can take: printable ASCII, tabs and newlines, no NUL. */
@@ -376,21 +357,20 @@ static void add_format(struct tracing_data *td, const char *system, const char *
 int tracing_data_parse(const void *blob, size_t size, struct tracing_data *td)
 {
 	memset(td, 0, sizeof(*td));
-	struct cursor c = {blob, (const char *)blob + size, false};
-	char magic[sizeof(tracing_data_magic)];
-	if (!take(&c, magic, sizeof(magic)) || memcmp(magic, tracing_data_magic, sizeof(magic)))
+	struct cursor c = {span_of(blob, size), false};
+	const uint8_t *magic = span_take(&c.s, sizeof(tracing_data_magic));
+	if (!magic || memcmp(magic, tracing_data_magic, sizeof(tracing_data_magic)))
 		return pc_err("tracing data: bad magic");
 	const char *version = take_str(&c);
-	uint8_t endian, long_size;
-	if (!version || !take(&c, &endian, 1) || !take(&c, &long_size, 1))
+	uint8_t endian = span_u8(&c.s), long_size = span_u8(&c.s);
+	if (c.s.bad)
 		return pc_err("tracing data: truncated header");
 	size_t vlen = strlen(version);
 	if (vlen == 0 || vlen >= sizeof(td->version) || strspn(version, "0123456789.") != vlen)
 		return pc_err("tracing data: bad version");
 	if (endian > 1 || (long_size != 4 && long_size != 8))
 		return pc_err("tracing data: bad byte order or long size");
-	bool host_big = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
-	c.swap = endian != host_big;
+	c.big = endian;
 	if (!take_u32(&c, &td->page_size) || td->page_size < 1024 || td->page_size > (1u << 30) ||
 	    (td->page_size & (td->page_size - 1)))
 		return pc_err("tracing data: bad page size");

@@ -1,6 +1,7 @@
 /* universal: see universal.h. */
 #include "universal.h"
 #include "base/hash.h"
+#include "base/span.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -164,42 +165,17 @@ bool universal_is_universal(const struct universal *u)
 
 /* ---- payloads ---- */
 
-struct rd {
-	const uint8_t *p, *end;
-	bool bad;
-};
-
-static uint64_t rd_var(struct rd *r)
+/* A uint16-counted UTF-8 string, copied (NUL bytes in it end it); NULL when cut short. */
+static char *take_short_string(struct span *r)
 {
-	uint64_t v = 0;
-	for (unsigned shift = 0; shift < 64; shift += 7) {
-		if (r->p >= r->end)
-			break;
-		uint8_t b = *r->p++;
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-	r->bad = true;
-	return 0;
+	size_t n = span_u16(r);
+	const uint8_t *p = span_take(r, n);
+	return p ? xstrndup((const char *)p, n) : NULL;
 }
 
-/* A uint16-counted UTF-8 string, copied (NUL bytes in it end it). */
-static char *rd_str(struct rd *r)
+static uint64_t take_varuint(struct span *r)
 {
-	if (r->end - r->p < 2) {
-		r->bad = true;
-		return NULL;
-	}
-	size_t n = r->p[0] | (size_t)r->p[1] << 8;
-	r->p += 2;
-	if ((size_t)(r->end - r->p) < n) {
-		r->bad = true;
-		return NULL;
-	}
-	char *s = xstrndup((const char *)r->p, n);
-	r->p += n;
-	return s;
+	return span_varuint(r, UINT64_MAX);
 }
 
 /* ---- processes, mappings, symbols ---- */
@@ -280,13 +256,13 @@ static void insert(struct ranges *rs, struct range r)
 		rs->v[i] = tail;
 }
 
-static void system_event(struct universal *u, enum kind kind, struct proc *p, struct rd *r)
+static void system_event(struct universal *u, enum kind kind, struct proc *p, struct span *r)
 {
 	u->st.system_events++;
 	switch (kind) {
 	case K_PROCESS: {
-		rd_var(r); /* NamespaceId */
-		char *name = rd_str(r);
+		take_varuint(r); /* NamespaceId */
+		char *name = take_short_string(r);
 		if (!name)
 			break;
 		if (p->exited) { /* the pid is used again: a new process */
@@ -300,9 +276,9 @@ static void system_event(struct universal *u, enum kind kind, struct proc *p, st
 		p->exited = true;
 		break;
 	case K_MAPPING: {
-		uint64_t id = rd_var(r), start = rd_var(r), end = rd_var(r);
-		rd_var(r); /* FileOffset */
-		char *name = rd_str(r);
+		uint64_t id = take_varuint(r), start = take_varuint(r), end = take_varuint(r);
+		take_varuint(r); /* FileOffset */
+		char *name = take_short_string(r);
 		if (!name)
 			break;
 		keep(u, name);
@@ -311,9 +287,9 @@ static void system_event(struct universal *u, enum kind kind, struct proc *p, st
 		break;
 	}
 	case K_SYMBOL: {
-		rd_var(r); /* Id */
-		uint64_t mapping = rd_var(r), start = rd_var(r), last = rd_var(r);
-		char *name = rd_str(r);
+		take_varuint(r); /* Id */
+		uint64_t mapping = take_varuint(r), start = take_varuint(r), last = take_varuint(r);
+		char *name = take_short_string(r);
 		if (!name)
 			break;
 		keep(u, name);
@@ -354,13 +330,13 @@ int universal_event(struct universal *u, const struct universal_event *e)
 	}
 	const struct meta *m = &u->meta[e->metadata_id];
 	struct proc *p = proc(u, e->pid);
-	struct rd r = {e->payload, e->payload + e->payload_size, false};
+	struct span r = span_of(e->payload, e->payload_size);
 	if (m->kind != K_SAMPLE) {
 		system_event(u, m->kind, p, &r);
 		return 0;
 	}
-	uint64_t value = rd_var(&r);
-	char *trace = m->has_trace ? rd_str(&r) : NULL;
+	uint64_t value = take_varuint(&r);
+	char *trace = m->has_trace ? take_short_string(&r) : NULL;
 	if (r.bad)
 		u->st.bad_payloads++;
 	size_t n = e->depth < STACKFILE_MAX_FRAMES ? e->depth : STACKFILE_MAX_FRAMES;

@@ -1,6 +1,7 @@
 /* clr_locks: see clr_locks.h. */
 #include "clr_locks.h"
 #include "clr_threads.h"
+#include "base/span.h"
 #include "base/hash.h"
 
 #include "base/proc_maps.h"
@@ -103,20 +104,6 @@ void clr_scan_free(struct clr_scan *c)
 	free(c);
 }
 
-static uint32_t get32(const unsigned char *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t get64(const unsigned char *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
 static bool is_thread(const pid_t *nstids, size_t n, pid_t tid)
 {
 	for (size_t i = 0; i < n; i++)
@@ -130,9 +117,9 @@ bool clr_awarelock_parse(const unsigned char *bytes, size_t len, pid_t self_ns, 
 {
 	if (len < LOCK_BYTES)
 		return false;
-	uint32_t state = get32(bytes), recursion = get32(bytes + 4);
-	uint64_t owner = get64(bytes + 16);
-	uint32_t index = get32(bytes + 28);
+	uint32_t state = load_le32(bytes), recursion = load_le32(bytes + 4);
+	uint64_t owner = load_le64(bytes + 16);
+	uint32_t index = load_le32(bytes + 28);
 	if (!(state & 1) || state >> LOCK_WAITER_SHIFT == 0)
 		return false; /* not locked, or nobody waits */
 	if (recursion == 0 || recursion > 0xffff)
@@ -156,9 +143,9 @@ bool clr_managed_lock_parse(const unsigned char *bytes, size_t len, pid_t self_n
 {
 	if (len < LOCK_BYTES)
 		return false;
-	uint64_t mt = get64(bytes), event = get64(bytes + 8);
-	uint32_t owner = get32(bytes + 16), state = get32(bytes + 20);
-	uint32_t recursion = get32(bytes + 24);
+	uint64_t mt = load_le64(bytes), event = load_le64(bytes + 8);
+	uint32_t owner = load_le32(bytes + 16), state = load_le32(bytes + 20);
+	uint32_t recursion = load_le32(bytes + 24);
 	/* a method table and a wait event are pointers; nobody waits without the event */
 	if (mt < 0x10000 || (mt & 7) || event < 0x10000 || (event & 7))
 		return false;
@@ -231,7 +218,7 @@ void clr_scan_thread(struct clr_scan *c, pid_t self_ns, uint64_t sp, struct clr_
 	uint64_t hi = sp + (uint64_t)got;
 	size_t nwords = (size_t)got / 8, found_at = 0;
 	for (size_t i = 0; i < nwords && !out->found; i++) {
-		uint64_t v = get64(stack + i * 8);
+		uint64_t v = load_le64(stack + i * 8);
 		if (!plausible(v, sp, hi))
 			continue;
 		const unsigned char *b = read_cached(c, v);
@@ -250,11 +237,11 @@ void clr_scan_thread(struct clr_scan *c, pid_t self_ns, uint64_t sp, struct clr_
 	}
 	/* The object: its header (4 bytes before it) names the lock's index. */
 	for (size_t i = found_at; out->found && i < nwords; i++) {
-		uint64_t v = get64(stack + i * 8);
+		uint64_t v = load_le64(stack + i * 8);
 		if (!plausible(v, sp, hi) || v == out->lock)
 			continue;
 		const unsigned char *b = read_cached(c, v - 8);
-		if (b && clr_header_has_index(get32(b + 4), out->index)) {
+		if (b && clr_header_has_index(load_le32(b + 4), out->index)) {
 			out->object = v;
 			break;
 		}

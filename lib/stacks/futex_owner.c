@@ -1,5 +1,6 @@
 /* futex_owner: see futex_owner.h. */
 #include "futex_owner.h"
+#include "base/span.h"
 
 #include "base/proc.h"
 
@@ -109,21 +110,14 @@ bool futex_wait_address(const struct thread_syscall *sc, uint64_t *addr, bool *p
 	return false;
 }
 
-static uint32_t get_u32(const unsigned char *p)
-{
-	uint32_t v;
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 pid_t futex_mutex_owner(const unsigned char *bytes, size_t len, bool pi, bool *shared)
 {
 	*shared = false;
 	if (len < MUTEX_MIN_BYTES)
 		return 0;
-	uint32_t lock = get_u32(bytes + MUTEX_LOCK_OFF);
-	uint32_t owner = get_u32(bytes + MUTEX_OWNER_OFF);
-	uint32_t kind = get_u32(bytes + MUTEX_KIND_OFF);
+	uint32_t lock = load_le32(bytes + MUTEX_LOCK_OFF);
+	uint32_t owner = load_le32(bytes + MUTEX_OWNER_OFF);
+	uint32_t kind = load_le32(bytes + MUTEX_KIND_OFF);
 	if (lock == 0 || (kind & ~MUTEX_KIND_BITS))
 		return 0;
 	*shared = kind & MUTEX_KIND_PSHARED;

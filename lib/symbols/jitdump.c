@@ -5,6 +5,7 @@
  * maximum of their ends, so a lookup walks back only over loads that can still cover.
  */
 #include "jitdump.h"
+#include "base/span.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,20 +38,6 @@ struct jitdump {
 	size_t bad;
 };
 
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
 static size_t add_name(struct jitdump *j, const char *s, size_t len)
 {
 	grow_array((void **)&j->names, &j->names_cap, j->names_len + len + 1, 1);
@@ -79,7 +66,7 @@ static void parse_code_load(struct jitdump *j, const uint8_t *rec, uint32_t size
 	const char *name = (const char *)p + CODE_LOAD_FIXED;
 	size_t room = size - RECORD_HEADER_SIZE - CODE_LOAD_FIXED;
 	const char *nul = memchr(name, 0, room);
-	uint64_t addr = get64(p + 16), len = get64(p + 24);
+	uint64_t addr = load_le64(p + 16), len = load_le64(p + 24);
 	if (!nul || addr + len < addr) {
 		j->bad++;
 		return;
@@ -87,11 +74,11 @@ static void parse_code_load(struct jitdump *j, const uint8_t *rec, uint32_t size
 	size_t off = add_name(j, name, nul - name);
 	struct jitdump_load *l = new_load(j);
 	l->time = time;
-	l->pid = get32(p);
-	l->tid = get32(p + 4);
+	l->pid = load_le32(p);
+	l->tid = load_le32(p + 4);
 	l->addr = addr;
 	l->size = len;
-	l->code_index = get64(p + 32);
+	l->code_index = load_le64(p + 32);
 	l->name = (const char *)(uintptr_t)off; /* an offset until loading is done */
 }
 
@@ -103,8 +90,9 @@ static void parse_code_move(struct jitdump *j, const uint8_t *rec, uint32_t size
 		return;
 	}
 	const uint8_t *p = rec + RECORD_HEADER_SIZE;
-	uint64_t old_addr = get64(p + 16), new_addr = get64(p + 24), len = get64(p + 32);
-	uint64_t index = get64(p + 40);
+	uint64_t old_addr = load_le64(p + 16), new_addr = load_le64(p + 24),
+		 len = load_le64(p + 32);
+	uint64_t index = load_le64(p + 40);
 	for (size_t i = j->nloads; i > 0; i--) {
 		struct jitdump_load *from = &j->loads[i - 1];
 		if (from->code_index != index || from->addr != old_addr)
@@ -114,8 +102,8 @@ static void parse_code_move(struct jitdump *j, const uint8_t *rec, uint32_t size
 		uintptr_t name = (uintptr_t)from->name;
 		struct jitdump_load *l = new_load(j);
 		l->time = time;
-		l->pid = get32(p);
-		l->tid = get32(p + 4);
+		l->pid = load_le32(p);
+		l->tid = load_le32(p + 4);
 		l->addr = new_addr;
 		l->size = len;
 		l->code_index = index;
@@ -158,21 +146,21 @@ static int parse(struct jitdump *j, const uint8_t *buf, size_t len)
 {
 	if (len < 8)
 		return pc_err("jitdump: file too short for a header (%zu bytes)", len);
-	uint32_t magic = get32(buf);
+	uint32_t magic = load_le32(buf);
 	if (magic == JITDUMP_MAGIC_SWAPPED)
 		return pc_err("jitdump: written on a machine of the other byte order");
 	if (magic != JITDUMP_MAGIC)
 		return pc_err("jitdump: bad magic 0x%08x", magic);
-	uint32_t version = get32(buf + 4);
+	uint32_t version = load_le32(buf + 4);
 	if (version != 1)
 		return pc_err("jitdump: unsupported version %u", version);
 	if (len < FILE_HEADER_SIZE)
 		return pc_err("jitdump: file too short for a header (%zu bytes)", len);
-	uint32_t hsize = get32(buf + 8);
+	uint32_t hsize = load_le32(buf + 8);
 	if (hsize < FILE_HEADER_SIZE || hsize > len)
 		return pc_err("jitdump: bad header size %u", hsize);
-	j->pid = get32(buf + 20);
-	j->arch_time = get64(buf + 32) & JITDUMP_FLAGS_ARCH_TIMESTAMP;
+	j->pid = load_le32(buf + 20);
+	j->arch_time = load_le64(buf + 32) & JITDUMP_FLAGS_ARCH_TIMESTAMP;
 
 	size_t off = hsize;
 	while (off < len) {
@@ -181,8 +169,8 @@ static int parse(struct jitdump *j, const uint8_t *buf, size_t len)
 			break;
 		}
 		const uint8_t *rec = buf + off;
-		uint32_t id = get32(rec), size = get32(rec + 4);
-		uint64_t time = get64(rec + 8);
+		uint32_t id = load_le32(rec), size = load_le32(rec + 4);
+		uint64_t time = load_le64(rec + 8);
 		if (size < RECORD_HEADER_SIZE) {
 			/* no way to find the next record */
 			j->bad++;
