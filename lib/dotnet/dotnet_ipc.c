@@ -1,6 +1,7 @@
 /* dotnet_ipc: see dotnet_ipc.h.  Protocol: dotnet/diagnostics ipc-protocol.md. */
 #include "dotnet_ipc.h"
 #include "base/span.h"
+#include "base/utf16.h"
 #include "base/log.h"
 #include "base/proc.h"
 #include "base/proc_maps.h"
@@ -254,59 +255,25 @@ out:
 
 /* ---- messages ------------------------------------------------------------------------------ */
 
-/* A message being built: header first, payload appended, size patched at the end. */
-struct ipc_msg {
-	unsigned char buf[4096];
-	size_t len;
-	bool overflow;
-};
-
-static void msg_put(struct ipc_msg *m, const void *p, size_t n)
+int dotnet_ipc_put_string(struct bytebuf *b, const char *s)
 {
-	if (m->overflow || n > sizeof(m->buf) - m->len) {
-		m->overflow = true;
-		return;
+	if (!s) {
+		bytebuf_u32(b, 0);
+		return 0;
 	}
-	memcpy(m->buf + m->len, p, n);
-	m->len += n;
-}
-
-static void msg_put_u32(struct ipc_msg *m, uint32_t v)
-{
-	unsigned char b[4] = {v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, (v >> 24) & 0xff};
-	msg_put(m, b, 4);
-}
-
-static void msg_init(struct ipc_msg *m, uint8_t cmdset, uint8_t cmdid)
-{
-	m->len = 0;
-	m->overflow = false;
-	msg_put(m, IPC_MAGIC, IPC_MAGIC_LEN);
-	unsigned char rest[6] = {0, 0, cmdset, cmdid, 0, 0}; /* size (patched), ids, reserved */
-	msg_put(m, rest, sizeof(rest));
-}
-
-/* The protocol's string: uint32 count of UTF-16 units including the terminating NUL, then
- * the units.  Our strings are ASCII names and values; other bytes are refused. */
-static int msg_put_string(struct ipc_msg *m, const char *s)
-{
-	size_t n = strlen(s);
-	msg_put_u32(m, (uint32_t)(n + 1));
-	for (size_t i = 0; i <= n; i++) {
-		if ((unsigned char)s[i] >= 0x80)
-			return pc_err("'%s': only ASCII can be sent to the runtime", s);
-		unsigned char u[2] = {(unsigned char)s[i], 0};
-		msg_put(m, u, 2);
+	size_t at = b->len, units;
+	bytebuf_u32(b, 0); /* the count, known below */
+	if (utf16_from_utf8(b, s, &units) < 0) {
+		b->len = at;
+		return -1;
 	}
-	return 0;
-}
-
-static int msg_finish(struct ipc_msg *m)
-{
-	if (m->overflow || m->len > 0xffff)
-		return pc_err("diagnostics IPC message too long");
-	m->buf[14] = m->len & 0xff;
-	m->buf[15] = (m->len >> 8) & 0xff;
+	bytebuf_u16(b, 0);
+	if (units + 1 > UINT32_MAX) {
+		b->len = at;
+		return pc_err("a string of %zu characters is too long for the diagnostics IPC",
+			      units);
+	}
+	bytebuf_patch_le(b, at, units + 1, 4);
 	return 0;
 }
 
@@ -458,16 +425,6 @@ static int ipc_exchange(pid_t pid, const unsigned char *msg, size_t msg_len, con
 	return r;
 }
 
-static int ipc_call(pid_t pid, struct ipc_msg *m, const char *what, unsigned char **payload,
-		    size_t *len)
-{
-	*payload = NULL;
-	*len = 0;
-	if (msg_finish(m) < 0)
-		return -1;
-	return ipc_exchange(pid, m->buf, m->len, what, payload, len, NULL);
-}
-
 /* The message for a command with the caller's payload; malloc'd, *len bytes. */
 static unsigned char *raw_message(uint8_t cmdset, uint8_t cmdid, const void *payload,
 				  size_t payload_len, const char *what, size_t *len)
@@ -523,24 +480,26 @@ int dotnet_ipc_answer(int fd, pid_t pid, const char *what, unsigned char **answe
 	return ipc_answer(fd, pid, what, answer, answer_len);
 }
 
-/* Commands whose OK answer is an int32 HRESULT. */
-static int ipc_call_hresult(pid_t pid, struct ipc_msg *m, const char *what)
+/* A command of the process command set whose OK answer is an int32 HRESULT; frees payload. */
+static int call_hresult(pid_t pid, uint8_t cmdid, struct bytebuf *payload, const char *what)
 {
-	unsigned char *payload;
+	unsigned char *answer;
 	size_t len;
-	if (ipc_call(pid, m, what, &payload, &len) < 0)
+	int r = dotnet_ipc_call(pid, CMDSET_PROCESS, cmdid, payload->data, payload->len, what,
+				&answer, &len, NULL);
+	bytebuf_free(payload);
+	if (r < 0)
 		return -1;
-	int r = dotnet_ipc_hresult(payload, len, what, pid);
-	free(payload);
+	r = dotnet_ipc_hresult(answer, len, what, pid);
+	free(answer);
 	return r;
 }
 
 int dotnet_enable_perfmap(pid_t pid, enum dotnet_perfmap_type type)
 {
-	struct ipc_msg m;
-	msg_init(&m, CMDSET_PROCESS, PROCESS_ENABLE_PERFMAP);
-	msg_put_u32(&m, (uint32_t)type);
-	int r = ipc_call_hresult(pid, &m, "EnablePerfMap");
+	struct bytebuf payload = {0};
+	bytebuf_u32(&payload, (uint32_t)type);
+	int r = call_hresult(pid, PROCESS_ENABLE_PERFMAP, &payload, "EnablePerfMap");
 	if (r < 0 && strstr(pc_strerror(), "does not know this command"))
 		pc_err("EnablePerfMap: the runtime in pid %d is older than .NET 8 and cannot "
 		       "turn on perf maps while running",
@@ -550,9 +509,8 @@ int dotnet_enable_perfmap(pid_t pid, enum dotnet_perfmap_type type)
 
 int dotnet_disable_perfmap(pid_t pid)
 {
-	struct ipc_msg m;
-	msg_init(&m, CMDSET_PROCESS, PROCESS_DISABLE_PERFMAP);
-	return ipc_call_hresult(pid, &m, "DisablePerfMap");
+	struct bytebuf payload = {0};
+	return call_hresult(pid, PROCESS_DISABLE_PERFMAP, &payload, "DisablePerfMap");
 }
 
 void dotnet_ipc_set_timeout_ms(int ms)
@@ -562,15 +520,14 @@ void dotnet_ipc_set_timeout_ms(int ms)
 
 int dotnet_set_env(pid_t pid, const char *name, const char *value)
 {
-	struct ipc_msg m;
-	msg_init(&m, CMDSET_PROCESS, PROCESS_SET_ENV);
-	if (msg_put_string(&m, name) < 0)
+	struct bytebuf payload = {0};
+	/* a NULL value (no units at all) unsets the variable */
+	if (dotnet_ipc_put_string(&payload, name) < 0 ||
+	    dotnet_ipc_put_string(&payload, value) < 0) {
+		bytebuf_free(&payload);
 		return -1;
-	if (!value) /* an empty protocol string (no units at all) is a NULL value: unset */
-		msg_put_u32(&m, 0);
-	else if (msg_put_string(&m, value) < 0)
-		return -1;
-	int r = ipc_call_hresult(pid, &m, "SetEnvironmentVariable");
+	}
+	int r = call_hresult(pid, PROCESS_SET_ENV, &payload, "SetEnvironmentVariable");
 	/* Unsetting a variable that is not set is what we wanted (ERROR_ENVVAR_NOT_FOUND). */
 	if (r < 0 && !value && strstr(pc_strerror(), "0x800700cb"))
 		r = 0;
@@ -579,67 +536,35 @@ int dotnet_set_env(pid_t pid, const char *name, const char *value)
 
 /* ---- ProcessInfo2 -------------------------------------------------------------------------- */
 
-/* Reads one protocol string at *off into UTF-8; every length is checked against len. */
-static char *take_string(const unsigned char *p, size_t len, size_t *off)
+/* One protocol string as UTF-8; NULL with pc_err() when it does not fit the answer. */
+static char *take_string(struct span *s)
 {
-	if (len - *off < 4) {
+	uint32_t units = span_u32(s);
+	if (s->bad) {
 		pc_err("ProcessInfo2: answer cut short");
 		return NULL;
 	}
-	uint32_t units = load_le32(p + *off);
-	*off += 4;
-	if (units > (len - *off) / 2) {
+	const uint8_t *p = span_take(s, (size_t)units * 2);
+	if (!p) {
 		pc_err("ProcessInfo2: a string of %u characters does not fit the answer", units);
 		return NULL;
 	}
-	char *s = xmalloc((size_t)units * 3 + 1), *o = s;
-	for (uint32_t i = 0; i < units; i++) {
-		uint32_t c = p[*off + 2 * i] | (uint32_t)p[*off + 2 * i + 1] << 8;
-		if (c >= 0xd800 && c < 0xdc00 && i + 1 < units) {
-			uint32_t lo = p[*off + 2 * i + 2] | (uint32_t)p[*off + 2 * i + 3] << 8;
-			if (lo >= 0xdc00 && lo < 0xe000) {
-				c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
-				i++;
-			}
-		}
-		if (c == 0)
-			break;
-		if (c >= 0xd800 && c < 0xe000)
-			c = '?'; /* a lone surrogate */
-		if (c < 0x80) {
-			*o++ = (char)c;
-		} else if (c < 0x800) {
-			*o++ = (char)(0xc0 | c >> 6);
-			*o++ = (char)(0x80 | (c & 0x3f));
-		} else if (c < 0x10000) {
-			*o++ = (char)(0xe0 | c >> 12);
-			*o++ = (char)(0x80 | ((c >> 6) & 0x3f));
-			*o++ = (char)(0x80 | (c & 0x3f));
-		} else {
-			/* 4 bytes for 2 units: within the 3-per-unit budget */
-			*o++ = (char)(0xf0 | c >> 18);
-			*o++ = (char)(0x80 | ((c >> 12) & 0x3f));
-			*o++ = (char)(0x80 | ((c >> 6) & 0x3f));
-			*o++ = (char)(0x80 | (c & 0x3f));
-		}
-	}
-	*o = 0;
-	*off += (size_t)units * 2;
-	return s;
+	return utf16_to_utf8(p, units);
 }
 
 int dotnet_process_info_parse(const unsigned char *p, size_t len, struct dotnet_process_info *info)
 {
 	memset(info, 0, sizeof(*info));
 	/* uint64 pid, GUID runtime cookie, then six strings */
-	size_t off = 8 + 16;
-	if (len < off)
+	struct span s = span_of(p, len);
+	info->nspid = span_u64(&s);
+	span_take(&s, 16);
+	if (s.bad)
 		return pc_err("ProcessInfo2: answer of %zu bytes is too short", len);
-	info->nspid = load_le32(p) | (uint64_t)load_le32(p + 4) << 32;
 	char **fields[] = {&info->command_line, &info->os, &info->arch, &info->entry_assembly,
 			   &info->version};
 	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
-		if (!(*fields[i] = take_string(p, len, &off))) {
+		if (!(*fields[i] = take_string(&s))) {
 			dotnet_process_info_free(info);
 			return -1;
 		}
@@ -650,11 +575,10 @@ int dotnet_process_info_parse(const unsigned char *p, size_t len, struct dotnet_
 int dotnet_process_info(pid_t pid, struct dotnet_process_info *info)
 {
 	memset(info, 0, sizeof(*info));
-	struct ipc_msg m;
-	msg_init(&m, CMDSET_PROCESS, PROCESS_INFO2);
 	unsigned char *p;
 	size_t len;
-	if (ipc_call(pid, &m, "ProcessInfo2", &p, &len) < 0)
+	if (dotnet_ipc_call(pid, CMDSET_PROCESS, PROCESS_INFO2, NULL, 0, "ProcessInfo2", &p, &len,
+			    NULL) < 0)
 		return -1;
 	int r = dotnet_process_info_parse(p, len, info);
 	free(p);

@@ -15,6 +15,7 @@
 #ifndef PC_DOTNET_IPC_H
 #define PC_DOTNET_IPC_H
 
+#include "base/bytebuf.h"
 #include "base/util.h"
 #include <sys/types.h>
 
@@ -98,6 +99,11 @@ int dotnet_open_map_file(pid_t pid, const char *name_fmt, char **shown);
 int dotnet_ipc_call(pid_t pid, uint8_t cmdset, uint8_t cmdid, const void *payload,
 		    size_t payload_len, const char *what, unsigned char **answer,
 		    size_t *answer_len, int *stream_fd);
+
+/* Appends s as the protocol's string to a payload: a uint32 count of UTF-16 units with the
+ * terminating NUL, then the units and the NUL; NULL as the count 0 alone (no string: the
+ * runtime takes it as none).  -1 with pc_err() when s is not valid UTF-8. */
+int dotnet_ipc_put_string(struct bytebuf *b, const char *s);
 
 /* The two halves of dotnet_ipc_call(), for a command whose answer may take long and must
  * not block the caller (StopTracing answers only after the session's rundown went out on

@@ -3,6 +3,7 @@
  * of UTF-16 units including the terminating NUL, then the units. */
 #include "eventpipe_session.h"
 #include "dotnet_ipc.h"
+#include "base/span.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -60,129 +61,53 @@ char *eventpipe_config_describe(const struct eventpipe_config *c)
 
 /* ---- encoding ------------------------------------------------------------------------------ */
 
-struct buf {
-	unsigned char *p;
-	size_t len, cap;
-	bool bad;
-};
-
-static void put(struct buf *b, const void *p, size_t n)
+/* "" as no string at all (the count 0), which the runtime takes as none. */
+static const char *or_none(const char *s)
 {
-	grow_array((void **)&b->p, &b->cap, b->len + n, 1);
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-}
-
-static void put_u8(struct buf *b, uint8_t v)
-{
-	put(b, &v, 1);
-}
-
-static void put_u32(struct buf *b, uint32_t v)
-{
-	unsigned char x[4] = {v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, v >> 24};
-	put(b, x, 4);
-}
-
-static void put_u64(struct buf *b, uint64_t v)
-{
-	put_u32(b, (uint32_t)v);
-	put_u32(b, (uint32_t)(v >> 32));
-}
-
-/* A UTF-8 string as the protocol's UTF-16 string; NULL or "" as the empty string (length 0),
- * which the runtime takes as "none". */
-static void put_string(struct buf *b, const char *s)
-{
-	if (!s || !*s) {
-		put_u32(b, 0);
-		return;
-	}
-	size_t at = b->len;
-	put_u32(b, 0); /* patched below */
-	uint32_t units = 0;
-	const unsigned char *u = (const unsigned char *)s;
-	while (*u) {
-		uint32_t c = *u++;
-		int more = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc0 ? 1 : 0;
-		if (c >= 0x80 && c < 0xc0) {
-			b->bad = true; /* a continuation byte where a character should start */
-			break;
-		}
-		c &= more == 3 ? 0x07 : more == 2 ? 0x0f : more == 1 ? 0x1f : 0x7f;
-		for (; more; more--) {
-			if ((*u & 0xc0) != 0x80) {
-				b->bad = true;
-				break;
-			}
-			c = c << 6 | (*u++ & 0x3f);
-		}
-		if (b->bad)
-			break;
-		if (c >= 0x10000) {
-			c -= 0x10000;
-			uint16_t hi = 0xd800 + (c >> 10), lo = 0xdc00 + (c & 0x3ff);
-			unsigned char x[4] = {hi & 0xff, hi >> 8, lo & 0xff, lo >> 8};
-			put(b, x, 4);
-			units += 2;
-		} else {
-			unsigned char x[2] = {c & 0xff, c >> 8};
-			put(b, x, 2);
-			units++;
-		}
-	}
-	unsigned char nul[2] = {0, 0};
-	put(b, nul, 2);
-	units++;
-	b->p[at] = units & 0xff;
-	b->p[at + 1] = (units >> 8) & 0xff;
-	b->p[at + 2] = (units >> 16) & 0xff;
-	b->p[at + 3] = units >> 24;
+	return s && *s ? s : NULL;
 }
 
 unsigned char *eventpipe_encode_collect(const struct eventpipe_config *c, int command, size_t *len)
 {
-	struct buf b = {0};
+	struct bytebuf b = {0};
 	uint32_t mb = c->buffer_mb ? c->buffer_mb : DEFAULT_BUFFER_MB;
 	if (command == 5) {
-		put_u32(&b, 0); /* session_type: streaming */
-		put_u32(&b, mb);
-		put_u32(&b, FORMAT_NETTRACE);
-		put_u64(&b, c->rundown_keywords);
-		put_u8(&b, !c->no_stacks);
+		bytebuf_u32(&b, 0); /* session_type: streaming */
+		bytebuf_u32(&b, mb);
+		bytebuf_u32(&b, FORMAT_NETTRACE);
+		bytebuf_u64(&b, c->rundown_keywords);
+		bytebuf_u8(&b, !c->no_stacks);
 	} else {
-		put_u32(&b, mb);
-		put_u32(&b, FORMAT_NETTRACE);
-		put_u8(&b, c->rundown_keywords != 0);
+		bytebuf_u32(&b, mb);
+		bytebuf_u32(&b, FORMAT_NETTRACE);
+		bytebuf_u8(&b, c->rundown_keywords != 0);
 	}
-	put_u32(&b, (uint32_t)c->nproviders);
+	bytebuf_u32(&b, (uint32_t)c->nproviders);
 	for (size_t i = 0; i < c->nproviders; i++) {
 		const struct eventpipe_provider *p = &c->providers[i];
-		put_u64(&b, p->keywords);
-		put_u32(&b, p->level);
-		put_string(&b, p->name);
-		put_string(&b, p->args);
+		bytebuf_u64(&b, p->keywords);
+		bytebuf_u32(&b, p->level);
+		if (dotnet_ipc_put_string(&b, or_none(p->name)) < 0 ||
+		    dotnet_ipc_put_string(&b, or_none(p->args)) < 0) {
+			bytebuf_free(&b);
+			return NULL;
+		}
 		if (command == 5) { /* event_filter: enable only these, or disable none */
-			put_u8(&b, p->nids != 0);
-			put_u32(&b, (uint32_t)p->nids);
+			bytebuf_u8(&b, p->nids != 0);
+			bytebuf_u32(&b, (uint32_t)p->nids);
 			for (size_t k = 0; k < p->nids; k++)
-				put_u32(&b, p->ids[k]);
+				bytebuf_u32(&b, p->ids[k]);
 		}
 	}
-	if (b.bad) {
-		free(b.p);
-		pc_err("a provider name or argument is not valid UTF-8");
-		return NULL;
-	}
 	if (b.len > MAX_MESSAGE) {
-		free(b.p);
+		bytebuf_free(&b);
 		pc_err("the EventPipe configuration needs %zu bytes; the diagnostics IPC takes "
 		       "at most %d (fewer providers or event ids)",
 		       b.len, MAX_MESSAGE);
 		return NULL;
 	}
 	*len = b.len;
-	return b.p;
+	return b.data;
 }
 
 /* ---- commands ------------------------------------------------------------------------------ */
@@ -209,9 +134,7 @@ static int collect(pid_t pid, const struct eventpipe_config *c, int command,
 		close(fd);
 		return pc_err("%s: pid %d answered without a session id", what, (int)pid);
 	}
-	uint64_t id = 0;
-	for (int i = 7; i >= 0; i--)
-		id = id << 8 | answer[i];
+	uint64_t id = load_le64(answer);
 	free(answer);
 	*s = (struct eventpipe_session){.pid = pid, .id = id, .fd = fd, .command = command};
 	return 0;
@@ -240,11 +163,11 @@ int eventpipe_session_start(pid_t pid, const struct eventpipe_config *c,
 
 int eventpipe_session_stop_send(const struct eventpipe_session *s)
 {
-	struct buf b = {0};
-	put_u64(&b, s->id);
-	int fd =
-	    dotnet_ipc_send(s->pid, CMDSET_EVENTPIPE, EP_STOP_TRACING, b.p, b.len, "StopTracing");
-	free(b.p);
+	struct bytebuf b = {0};
+	bytebuf_u64(&b, s->id);
+	int fd = dotnet_ipc_send(s->pid, CMDSET_EVENTPIPE, EP_STOP_TRACING, b.data, b.len,
+				 "StopTracing");
+	bytebuf_free(&b);
 	return fd;
 }
 

@@ -2,6 +2,7 @@
  * encoding") and NetTraceFormat.md ("MetadataBlock"). */
 #include "nettrace_metadata.h"
 #include "base/span.h"
+#include "base/utf16.h"
 
 #include <stdlib.h>
 
@@ -19,53 +20,6 @@ enum {
 	OPT_LEVEL = 8,
 	OPT_VERSION = 9,
 };
-
-static void put_utf8(char **o, uint32_t c)
-{
-	char *p = *o;
-	if (c < 0x80) {
-		*p++ = (char)c;
-	} else if (c < 0x800) {
-		*p++ = (char)(0xc0 | c >> 6);
-		*p++ = (char)(0x80 | (c & 0x3f));
-	} else if (c < 0x10000) {
-		*p++ = (char)(0xe0 | c >> 12);
-		*p++ = (char)(0x80 | ((c >> 6) & 0x3f));
-		*p++ = (char)(0x80 | (c & 0x3f));
-	} else {
-		*p++ = (char)(0xf0 | c >> 18);
-		*p++ = (char)(0x80 | ((c >> 12) & 0x3f));
-		*p++ = (char)(0x80 | ((c >> 6) & 0x3f));
-		*p++ = (char)(0x80 | (c & 0x3f));
-	}
-	*o = p;
-}
-
-char *nettrace_utf16_dup(const uint8_t *p, size_t units)
-{
-	char *s = xmalloc(units * 3 + 1), *o = s; /* a pair (2 units) needs 4 bytes: fits */
-	for (size_t i = 0; i < units; i++) {
-		uint32_t c = p[2 * i] | (uint32_t)p[2 * i + 1] << 8;
-		if (c >= 0xd800 && c < 0xdc00 && i + 1 < units) {
-			uint32_t lo = p[2 * i + 2] | (uint32_t)p[2 * i + 3] << 8;
-			if (lo >= 0xdc00 && lo < 0xe000) {
-				put_utf8(&o, 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00));
-				i++;
-				continue;
-			}
-		}
-		put_utf8(&o, c >= 0xd800 && c < 0xe000 ? 0xfffd : c);
-	}
-	*o = 0;
-	return s;
-}
-
-static char *take_utf16z(struct span *s)
-{
-	size_t units;
-	const uint8_t *p = span_utf16z(s, &units);
-	return p ? nettrace_utf16_dup(p, units) : NULL;
-}
 
 /* v6 string: varuint32 byte count, then UTF-8. */
 static char *take_utf8(struct span *s)
@@ -168,7 +122,7 @@ static int parse_fields(struct span *s, enum layout l, int depth, struct nettrac
 	*nout = n;
 	for (uint32_t i = 0; i < n; i++) {
 		if (l == V4_PARAMS) {
-			if (parse_type(s, l, depth, &f[i]) < 0 || !(f[i].name = take_utf16z(s)))
+			if (parse_type(s, l, depth, &f[i]) < 0 || !(f[i].name = utf16z_take(s)))
 				return -1;
 			continue;
 		}
@@ -182,7 +136,7 @@ static int parse_fields(struct span *s, enum layout l, int depth, struct nettrac
 		if (!body)
 			return -1;
 		struct span fs = span_of(body, size);
-		f[i].name = l == V6_PARAMS ? take_utf8(&fs) : take_utf16z(&fs);
+		f[i].name = l == V6_PARAMS ? take_utf8(&fs) : utf16z_take(&fs);
 		if (!f[i].name || parse_type(&fs, l, depth, &f[i]) < 0)
 			return -1;
 	}
@@ -215,9 +169,9 @@ int nettrace_metadata_parse_v4(const uint8_t *p, size_t len, struct nettrace_met
 	memset(m, 0, sizeof(*m));
 	struct span s = span_of(p, len);
 	m->id = span_u32(&s);
-	m->provider = take_utf16z(&s);
+	m->provider = utf16z_take(&s);
 	m->event_id = span_u32(&s);
-	m->event_name = take_utf16z(&s);
+	m->event_name = utf16z_take(&s);
 	m->keywords = span_u64(&s);
 	m->version = span_u32(&s);
 	m->level = span_u32(&s);

@@ -16,8 +16,4 @@ int nettrace_metadata_parse_v4(const uint8_t *p, size_t len, struct nettrace_met
 int nettrace_metadata_parse_v6(const uint8_t *p, size_t len, struct nettrace_metadata *m);
 void nettrace_metadata_release(struct nettrace_metadata *m);
 
-/* n UTF-16LE units (no terminator needed) as a malloc'd UTF-8 string; unpaired surrogates
- * become U+FFFD. */
-char *nettrace_utf16_dup(const uint8_t *p, size_t units);
-
 #endif

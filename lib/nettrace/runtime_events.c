@@ -3,6 +3,7 @@
 #include "runtime_events.h"
 #include "nettrace_metadata.h"
 #include "base/span.h"
+#include "base/utf16.h"
 
 #include <stdlib.h>
 
@@ -43,14 +44,6 @@ enum runtime_event_kind runtime_event_kind(const struct nettrace_metadata *m)
 static struct span payload(const struct nettrace_event *e)
 {
 	return span_of(e->payload, e->payload_size);
-}
-
-/* A NUL-terminated UTF-16 field as UTF-8; NULL (and s->bad) when unterminated. */
-static char *take_string(struct span *s)
-{
-	size_t units;
-	const uint8_t *p = span_utf16z(s, &units);
-	return p ? nettrace_utf16_dup(p, units) : NULL;
 }
 
 int rt_decode_gc_start(const struct nettrace_event *e, struct rt_gc_start *out)
@@ -131,7 +124,7 @@ int rt_decode_alloc_tick(const struct nettrace_event *e, unsigned pointer_size,
 		span_u16(&s); /* ClrInstanceID */
 		out->amount = span_u64(&s);
 		out->type_id = span_ptr(&s, pointer_size);
-		out->type_name = take_string(&s);
+		out->type_name = utf16z_take(&s);
 		if (s.bad) {
 			rt_alloc_tick_release(out);
 			return -1;
@@ -165,8 +158,8 @@ int rt_decode_exception(const struct nettrace_event *e, unsigned pointer_size,
 		out->message = xstrdup("");
 		return 0;
 	}
-	out->type = take_string(&s);
-	out->message = take_string(&s);
+	out->type = utf16z_take(&s);
+	out->message = utf16z_take(&s);
 	out->eip = span_ptr(&s, pointer_size);
 	out->hresult = span_u32(&s);
 	out->flags = span_u16(&s);
@@ -190,7 +183,7 @@ int rt_decode_exception_catch(const struct nettrace_event *e, struct rt_exceptio
 	memset(out, 0, sizeof(*out));
 	out->entry_eip = span_u64(&s);
 	out->method_id = span_u64(&s);
-	out->method_name = take_string(&s);
+	out->method_name = utf16z_take(&s);
 	if (s.bad) {
 		rt_exception_catch_release(out);
 		return -1;
@@ -246,9 +239,9 @@ int rt_decode_method(const struct nettrace_event *e, struct rt_method *out)
 		out->token = span_u32(&s);
 		out->flags = span_u32(&s);
 	}
-	out->ns = take_string(&s);
-	out->name = take_string(&s);
-	out->signature = take_string(&s);
+	out->ns = utf16z_take(&s);
+	out->name = utf16z_take(&s);
+	out->signature = utf16z_take(&s);
 	if (s.bad) {
 		rt_method_release(out);
 		return -1;

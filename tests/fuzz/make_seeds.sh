@@ -272,4 +272,14 @@ open(sys.argv[1], "wb").write(struct.pack("<I", len(rt)) + rt + struct.pack("<I"
 EOF
 cp lib.debug "$out/dso/libsymlib_debug_only"
 cp "$src/build/tests/workloads/libsymlib.so" "$out/dso/libsymlib_unstripped"
+
+# --- base/'s reader and UTF-16 codec: pieces of real files above ---
+mkdir -p "$out"/{utf16,span}
+nt=$src/tests/fuzz/corpus/nettrace_read/dotnet10-exceptions-contention.nettrace
+cp "$out/dotnet_ipc/process_info2" "$out/utf16/process_info2"
+head -c 4096 "$nt" >"$out/utf16/nettrace_head"
+head -c 2048 "$out/perfmap/dotnet10.map" >"$out/utf16/perfmap_head"
+cp "$out/dotnet_ipc/process_info2" "$out/span/process_info2"
+head -c 4096 "$nt" >"$out/span/nettrace_head"
+head -c 4096 "$out/perfdata_read/ours_pid.data" >"$out/span/perfdata_head"
 echo "seeds in $out"

@@ -597,9 +597,31 @@ static void test_real_runtime(const char *dll)
 	remove_maps(pid);
 }
 
+/* The protocol's string, as every command encodes it: any valid UTF-8 (a non-ASCII value and
+ * a character outside the BMP go as UTF-16, a pair for the latter), NULL as none, invalid
+ * UTF-8 refused with the payload left as it was. */
+static void test_put_string(void)
+{
+	struct bytebuf b = {0};
+	CHECK(dotnet_ipc_put_string(&b, "a\xc3\xa9\xf0\x9f\x98\x80") == 0);
+	static const uint8_t want[] = {5, 0, 0, 0, 'a', 0, 0xe9, 0, 0x3d, 0xd8, 0x00, 0xde, 0, 0};
+	CHECK(b.len == sizeof(want) && !memcmp(b.data, want, sizeof(want)));
+	b.len = 0;
+	CHECK(dotnet_ipc_put_string(&b, "") == 0);
+	CHECK(b.len == 6 && b.data[0] == 1 && !b.data[4] && !b.data[5]); /* just the NUL */
+	b.len = 0;
+	CHECK(dotnet_ipc_put_string(&b, NULL) == 0);
+	CHECK(b.len == 4 && !b.data[0]); /* no string */
+	CHECK(dotnet_ipc_put_string(&b, "bad\xc3(") < 0);
+	CHECK(b.len == 4);
+	CHECK_ERR("not valid UTF-8");
+	bytebuf_free(&b);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
+	test_put_string();
 	test_no_runtime();
 	test_hostile_server();
 	char *dll = app_dll();
