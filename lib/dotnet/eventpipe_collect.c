@@ -1,5 +1,6 @@
 /* eventpipe_collect: see eventpipe_collect.h. */
 #include "eventpipe_collect.h"
+#include "base/search.h"
 #include "base/log.h"
 #include "base/outfile.h"
 #include "base/proc.h"
@@ -212,14 +213,7 @@ static void send_stop(struct target *t)
 
 static struct seen *find_seen(struct eventpipe_collector *c, pid_t pid)
 {
-	size_t lo = 0, hi = c->nseen;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (c->seen[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = LOWER_BOUND(c->nseen, i, c->seen[i].pid < pid);
 	return lo < c->nseen && c->seen[lo].pid == pid ? &c->seen[lo] : NULL;
 }
 

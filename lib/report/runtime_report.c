@@ -2,6 +2,7 @@
  * printing is in runtime_report_print.c. */
 #include "runtime_report_int.h"
 #include "base/hash.h"
+#include "base/search.h"
 #include "nettrace/nettrace_read.h"
 #include "nettrace/runtime_events.h"
 
@@ -66,14 +67,8 @@ static int cmp_code(const void *a, const void *b)
 
 const char *rt_process_method_at(const struct rt_process *p, uint64_t ip)
 {
-	size_t lo = 0, hi = p->ncode;
-	while (lo < hi) { /* the last range starting at or before ip */
-		size_t mid = (lo + hi) / 2;
-		if (p->code[mid].start <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* one past the last range starting at or before ip */
+	size_t lo = LOWER_BOUND(p->ncode, i, p->code[i].start <= ip);
 	if (!lo)
 		return "";
 	const struct rt_code *c = &p->code[lo - 1];
@@ -426,14 +421,8 @@ void runtime_report_sample(struct runtime_report *rr, int pid, uint64_t time_ns)
 		if (p->host_pid != pid)
 			continue;
 		p->samples++;
-		size_t lo = 0, hi = p->nby_pause;
-		while (lo < hi) { /* the last pause starting at or before the sample */
-			size_t mid = (lo + hi) / 2;
-			if (p->by_pause[mid]->pause_start <= time_ns)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		/* one past the last pause starting at or before the sample */
+		size_t lo = LOWER_BOUND(p->nby_pause, i, p->by_pause[i]->pause_start <= time_ns);
 		/* GCs of one suspension share it: count the sample once, for the first. */
 		if (!lo)
 			continue;

@@ -1,6 +1,7 @@
 /* universal: see universal.h. */
 #include "universal.h"
 #include "base/hash.h"
+#include "base/search.h"
 #include "base/span.h"
 
 #include <stdlib.h>
@@ -208,15 +209,7 @@ static void set_mapping_name(struct universal *u, uint64_t id, const char *name)
 /* The first range whose end is above addr. */
 static size_t lower_bound(const struct ranges *rs, uint64_t addr)
 {
-	size_t lo = 0, hi = rs->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (rs->v[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return LOWER_BOUND(rs->n, i, rs->v[i].end <= addr);
 }
 
 static const struct range *find(const struct ranges *rs, uint64_t addr)

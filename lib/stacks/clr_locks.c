@@ -3,6 +3,7 @@
 #include "clr_threads.h"
 #include "base/span.h"
 #include "base/hash.h"
+#include "base/search.h"
 
 #include "base/proc_maps.h"
 
@@ -53,14 +54,7 @@ struct clr_scan {
 /* The end of the mapping holding addr; 0 when none does. */
 static uint64_t mapping_end(const struct clr_scan *c, uint64_t addr)
 {
-	size_t lo = 0, hi = c->nvmas;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->vmas[mid][1] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = LOWER_BOUND(c->nvmas, i, c->vmas[i][1] <= addr);
 	return lo < c->nvmas && c->vmas[lo][0] <= addr ? c->vmas[lo][1] : 0;
 }
 

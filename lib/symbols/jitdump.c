@@ -6,6 +6,7 @@
  */
 #include "jitdump.h"
 #include "base/span.h"
+#include "base/search.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -243,14 +244,7 @@ void jitdump_free(struct jitdump *j)
 
 const struct jitdump_load *jitdump_lookup(const struct jitdump *j, uint64_t addr, uint64_t time)
 {
-	size_t lo = 0, hi = j->nloads;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (j->loads[j->by_addr[mid]].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = LOWER_BOUND(j->nloads, i, j->loads[j->by_addr[i]].addr <= addr);
 	const struct jitdump_load *best = NULL;
 	size_t best_idx = 0;
 	for (size_t i = lo; i > 0 && j->max_end[i - 1] > addr; i--) {

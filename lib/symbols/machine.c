@@ -7,6 +7,7 @@
  */
 #include "machine.h"
 #include "base/hash.h"
+#include "base/search.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -174,15 +175,7 @@ static struct thread *live_thread(struct machine *m, uint32_t pid, uint32_t tid)
 /* First map whose end is above addr. */
 static size_t maps_lower_bound(const struct maps *ms, uint64_t addr)
 {
-	size_t lo = 0, hi = ms->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ms->v[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return LOWER_BOUND(ms->n, i, ms->v[i].end <= addr);
 }
 
 /* Inserts nm, cutting away the parts of older maps it overlaps (what is left of an old

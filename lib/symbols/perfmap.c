@@ -5,6 +5,7 @@
  * by the last entry in file order that covers it, so a lookup is one binary search.
  */
 #include "perfmap.h"
+#include "base/search.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -209,14 +210,7 @@ const struct perfmap_entry *perfmap_lookup(const struct perfmap *m, uint64_t add
 const struct perfmap_entry *perfmap_lookup_range(const struct perfmap *m, uint64_t addr,
 						 uint64_t range[2])
 {
-	size_t lo = 0, hi = m->nsegs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->segs[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = LOWER_BOUND(m->nsegs, i, m->segs[i].end <= addr);
 	if (lo >= m->nsegs || m->segs[lo].start > addr)
 		return NULL;
 	/* Segments of one entry are merged where they touch: this one is all of it here. */

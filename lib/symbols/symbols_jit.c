@@ -1,5 +1,6 @@
 /* symbols_jit: see symbols_jit.h. */
 #include "symbols_jit.h"
+#include "base/search.h"
 
 #include "base/log.h"
 #include "base/outfile.h"
@@ -57,14 +58,7 @@ struct jit_proc *jit_procs_get(struct jit_procs *j, uint32_t pid)
 {
 	if (j->last && j->last->pid == pid)
 		return j->last;
-	size_t lo = 0, hi = j->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (j->v[mid]->pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = LOWER_BOUND(j->n, i, j->v[i]->pid < pid);
 	if (lo == j->n || j->v[lo]->pid != pid) {
 		grow_array((void **)&j->v, &j->cap, j->n + 1, sizeof(*j->v));
 		memmove(&j->v[lo + 1], &j->v[lo], (j->n - lo) * sizeof(*j->v));

@@ -1,5 +1,6 @@
 /* symtab: see symtab.h. */
 #include "symtab.h"
+#include "base/search.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -177,14 +178,7 @@ void symtab_finish(struct symtab *t, bool kallsyms)
 
 const struct sym *symtab_find(const struct symtab *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = LOWER_BOUND(t->n, i, t->syms[i].start <= addr);
 	/* lo = first symbol after addr; look back a little for an enclosing symbol when the
 	 * nearest one is too short (nested symbols, e.g. a function and its .cold part) */
 	const struct sym *found = NULL;
