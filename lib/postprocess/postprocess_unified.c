@@ -1,5 +1,8 @@
 /* postprocess_unified: see postprocess_unified.h. */
-#include "postprocess_unified_int.h"
+#include "postprocess_unified.h"
+#include "postprocess_unified_code.h"
+#include "postprocess_unified_file.h"
+#include "postprocess_unified_runtime.h"
 #include "base/log.h"
 #include "base/outfile.h"
 #include "nettrace/nettrace_write.h"
@@ -12,6 +15,23 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The pass drives the three parts of the file: what every part writes through (file), the
+ * code that ran (code), the runtime's events (runtime). */
+struct nettrace_out {
+	struct unified_file file;
+	struct unified_code code;
+	struct unified_runtime *runtime; /* the .NET runtime's event files, NULL: none */
+	char *path;
+	struct outfile *out; /* path under a temporary name until finished */
+	int fd;
+	bool failed, cswitch;
+	uint64_t sync;
+	uint32_t cswitch_md;
+	uint32_t *evsel_md;  /* by evsel index, 0: not yet declared */
+	size_t cpu_evsel;    /* the evsel that is PerfView's "cpu", nr_evsels if none */
+	size_t switch_evsel; /* sched:sched_switch, nr_evsels if none */
+};
 
 /* The providers' GUIDs as TraceEvent's parsers know them (Guid.ToByteArray() order). */
 static const uint8_t SYSTEM_GUID[16] = {0x6c, 0x7b, 0x10, 0x8c, 0xf8, 0x79, 0x31, 0x52,
@@ -61,15 +81,15 @@ static const struct {
 
 static size_t evsel_index(const struct nettrace_out *o, const struct perfdata_evsel *ev)
 {
-	size_t n = perfdata_reader_nr_evsels(o->r);
+	size_t n = perfdata_reader_nr_evsels(o->file.r);
 	for (size_t i = 0; i < n; i++) {
-		if (perfdata_reader_evsel(o->r, i) != ev)
+		if (perfdata_reader_evsel(o->file.r, i) != ev)
 			continue;
 		/* Evsels of one name are one event (collect -pid -threadtime records sched_switch
 		 * twice: its threads' own, and the switches to them from other tasks); TraceLog
 		 * refuses two events of one name. */
 		for (size_t j = 0; ev->name && j < i; j++) {
-			const char *name = perfdata_reader_evsel(o->r, j)->name;
+			const char *name = perfdata_reader_evsel(o->file.r, j)->name;
 			if (name && !strcmp(name, ev->name))
 				return j;
 		}
@@ -107,8 +127,8 @@ struct nettrace_out *nettrace_out_new(const char *path, struct perfdata_reader *
 	o->path = xstrdup(path);
 	o->out = out;
 	o->fd = outfile_fd(out);
-	o->r = r;
-	o->sym = sym;
+	o->file.r = r;
+	o->file.sym = sym;
 	size_t n = perfdata_reader_nr_evsels(r);
 	o->evsel_md = xcalloc(n + 1, sizeof(*o->evsel_md));
 	o->cpu_evsel = find_cpu_evsel(r);
@@ -120,27 +140,18 @@ struct nettrace_out *nettrace_out_new(const char *path, struct perfdata_reader *
 	}
 	o->cswitch = o->switch_evsel < n;
 	int ncpus = perfdata_reader_nrcpus(r);
-	o->ncpus = ncpus > 0 ? (uint32_t)ncpus : 1;
-	o->next_mapping = o->next_symbol = o->next_metadata = 1;
-	o->memo = xcalloc(MEMO_SIZE, sizeof(*o->memo));
+	o->file.ncpus = ncpus > 0 ? (uint32_t)ncpus : 1;
+	o->file.path = o->path;
+	unified_code_init(&o->code, &o->file);
 	return o;
 }
 
-/* ---- the file's start ---- */
-
-/* The wall clock at perf time t: from the file's clock reading, else this boot's offset. */
-int64_t unified_wall_clock_at(struct nettrace_out *o, uint64_t t)
+int nettrace_out_add_runtime(struct nettrace_out *o, const char *dir, char *const *names, size_t n)
 {
-	int clockid;
-	uint64_t wall, clk;
-	if (perfdata_reader_clock_data(o->r, &clockid, &wall, &clk))
-		return (int64_t)wall + ((int64_t)t - (int64_t)clk);
-	struct timespec rt, mono;
-	clock_gettime(CLOCK_REALTIME, &rt);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	int64_t off = ((int64_t)rt.tv_sec - mono.tv_sec) * 1000000000 + (rt.tv_nsec - mono.tv_nsec);
-	return off + (int64_t)t;
+	return unified_runtime_add(&o->runtime, &o->file, dir, names, n);
 }
+
+/* ---- the file's start ---- */
 
 static uint32_t declare(struct nettrace_out *o, const char *provider, const uint8_t *guid,
 			uint32_t event_id, const char *name,
@@ -161,18 +172,19 @@ static uint32_t declare(struct nettrace_out *o, const char *provider, const uint
 	    .kv = kv,
 	    .nkv = perf_event ? 1 : 0,
 	};
-	return nettrace_writer_add_metadata(o->w, &d);
+	return nettrace_writer_add_metadata(o->file.w, &d);
 }
 
 static int start(struct nettrace_out *o, uint64_t t)
 {
 	char cpus[16], page[24], rate[24];
-	snprintf(cpus, sizeof(cpus), "%u", o->ncpus);
+	snprintf(cpus, sizeof(cpus), "%u", o->file.ncpus);
 	snprintf(page, sizeof(page), "%ld", sysconf(_SC_PAGESIZE));
 	const char *kv[10] = {"HardwareThreadCount", cpus, "SystemPageSize", page};
 	size_t nkv = 2;
-	if (o->cpu_evsel < perfdata_reader_nr_evsels(o->r)) {
-		const struct perf_event_attr *a = &perfdata_reader_evsel(o->r, o->cpu_evsel)->attr;
+	if (o->cpu_evsel < perfdata_reader_nr_evsels(o->file.r)) {
+		const struct perf_event_attr *a =
+		    &perfdata_reader_evsel(o->file.r, o->cpu_evsel)->attr;
 		/* nanoseconds between samples, as TraceEvent reads this key */
 		if (a->freq && a->sample_freq) {
 			snprintf(rate, sizeof(rate), "%llu",
@@ -181,29 +193,29 @@ static int start(struct nettrace_out *o, uint64_t t)
 			kv[2 * nkv++ + 1] = rate;
 		}
 	}
-	const char *host = perfdata_reader_hostname(o->r);
+	const char *host = perfdata_reader_hostname(o->file.r);
 	if (host) {
 		kv[2 * nkv] = "HostName";
 		kv[2 * nkv++ + 1] = host;
 	}
-	const char *release = perfdata_reader_osrelease(o->r);
+	const char *release = perfdata_reader_osrelease(o->file.r);
 	if (release) {
 		kv[2 * nkv] = "OSRelease";
 		kv[2 * nkv++ + 1] = release;
 	}
 	struct nettrace_trace_info info = {
-	    .sync_utc_ns = unified_wall_clock_at(o, t),
+	    .sync_utc_ns = unified_wall_clock_at(&o->file, t),
 	    .sync_ticks = t,
 	    .tick_freq = 1000000000,
 	    .pointer_size = 8,
 	    .kv = kv,
 	    .nkv = nkv,
 	};
-	o->w = nettrace_writer_new(o->fd, &info);
-	if (!o->w)
+	o->file.w = nettrace_writer_new(o->fd, &info);
+	if (!o->file.w)
 		return -1;
 	for (int i = 0; i < NR_SYSTEM_EVENTS; i++)
-		o->system_md[i] =
+		o->file.system_md[i] =
 		    declare(o, "Universal.System", SYSTEM_GUID, (uint32_t)i, SYSTEM_EVENTS[i].name,
 			    SYSTEM_EVENTS[i].fields, SYSTEM_EVENTS[i].nfields, NULL);
 	/* Event ids of Universal.Events are not stable, but must differ (TraceEvent looks an
@@ -211,8 +223,8 @@ static int start(struct nettrace_out *o, uint64_t t)
 	if (o->cswitch)
 		o->cswitch_md = declare(o, "Universal.Events", EVENTS_GUID, 1, "cswitch",
 					SAMPLE_FIELDS, 1, NULL);
-	o->sync = o->last_time = t;
-	o->started = true;
+	o->sync = o->file.last_time = t;
+	o->file.started = true;
 	return 0;
 }
 
@@ -220,115 +232,25 @@ static int start(struct nettrace_out *o, uint64_t t)
 static int event_time(struct nettrace_out *o, bool has_time, uint64_t t, uint64_t *out)
 {
 	if (!has_time)
-		t = o->last_time;
-	if (!o->started) {
+		t = o->file.last_time;
+	if (!o->file.started) {
 		/* the file starts with whichever is first: this event or a runtime event */
 		uint64_t first = t;
-		if (unified_runtime_first(o, &first) && first > t)
+		if (unified_runtime_first(o->runtime, &first) && first > t)
 			first = t;
 		if (start(o, first) < 0)
 			return -1;
 	}
 	/* the runtime's events up to now go first */
-	if (unified_runtime_until(o, t) < 0)
+	if (unified_runtime_until(o->runtime, t) < 0)
 		return -1;
-	if (t < o->last_time) {
-		t = o->last_time;
-		o->st.out_of_order++;
+	if (t < o->file.last_time) {
+		t = o->file.last_time;
+		o->file.st.out_of_order++;
 	}
-	o->last_time = t;
+	o->file.last_time = t;
 	*out = t;
 	return 0;
-}
-
-int unified_put_event(struct nettrace_out *o, uint32_t md, uint64_t thread, uint32_t cpu,
-		      uint32_t stack, uint64_t t)
-{
-	struct nettrace_event_out e = {
-	    .metadata_id = md,
-	    .thread = thread,
-	    .cpu = cpu < o->ncpus ? cpu : 0,
-	    .stack_id = stack,
-	    .timestamp = t,
-	    .sorted = true,
-	    .payload = o->payload.data,
-	    .payload_size = o->payload.len,
-	};
-	o->st.events++;
-	return nettrace_writer_event(o->w, &e);
-}
-
-/* ---- processes and threads ---- */
-
-struct process *unified_process(struct nettrace_out *o, uint32_t pid)
-{
-	bool found;
-	struct process **p = process_table_insert(&o->procs, pid, hash_mix(pid), &found);
-	if (!found) {
-		*p = xcalloc(1, sizeof(**p));
-		(*p)->pid = pid;
-	}
-	return *p;
-}
-
-static struct thread *thread(struct nettrace_out *o, uint32_t tid)
-{
-	bool found;
-	struct thread **t = thread_table_insert(&o->threads, tid, hash_mix(tid), &found);
-	if (!found) {
-		*t = xcalloc(1, sizeof(**t));
-		(*t)->tid = tid;
-		(*t)->pid = UINT32_MAX;
-	}
-	return *t;
-}
-
-/* The live row of thread tid of process pid named comm: a new row when there was none or
- * the name or process changed.  Writes the process's first event when it is new. */
-/* The process's start (or new name) with its main thread's comm as its name. */
-static int process_event(struct nettrace_out *o, uint32_t pid, enum system_event ev,
-			 uint64_t thread, uint32_t cpu, uint64_t t)
-{
-	o->payload.len = 0;
-	bytebuf_varuint(&o->payload, pid);
-	bytebuf_short_string(&o->payload, machine_comm(symbolizer_machine(o->sym), pid, pid));
-	bytebuf_short_string(&o->payload, "");
-	return unified_put_event(o, o->system_md[ev], thread, cpu, 0, t);
-}
-
-/* Thread rows are never removed from the file (no RemoveThread block), so readers keep them
- * all, a few dozen bytes each: TraceEvent (4.0.0, and its main branch today) carries out a
- * pending removal by the thread's OS thread id instead of its row index, so removing an
- * exited thread whose tid equals the index of a live row made that row unknown, and
- * TraceLog refused the whole file ("Reference to unknown thread index"), as it did a
- * 600 s system-wide trace.  A thread that exits gets a new row if it logs again. */
-int unified_thread_row(struct nettrace_out *o, uint32_t pid, uint32_t tid, const char *comm,
-		       uint32_t cpu, uint64_t t, uint64_t *index)
-{
-	struct thread *th = thread(o, tid);
-	if (th->index && (th->pid != pid || strcmp(th->comm, comm))) {
-		/* a new row; the old one is left, not removed (see above) */
-		th->index = 0;
-		unified_process(o, th->pid)->live_rows--;
-	}
-	if (!th->index) {
-		unified_process(o, pid)->live_rows++;
-		struct nettrace_thread_info ti = {
-		    .has_pid = true, .has_tid = true, .pid = pid, .tid = tid, .name = comm};
-		th->index = nettrace_writer_add_thread(o->w, &ti);
-		th->pid = pid;
-		free(th->comm);
-		th->comm = xstrdup(comm);
-		o->st.threads++;
-	}
-	*index = th->index;
-	struct process *p = unified_process(o, pid);
-	if (p->emitted)
-		return 0;
-	p->emitted = true;
-	o->st.processes++;
-	return process_event(o, pid, p->created ? PROCESS_CREATE : EXISTING_PROCESS, th->index, cpu,
-			     t);
 }
 
 /* ---- context switches ---- */
@@ -338,7 +260,7 @@ static int thread_runs(struct nettrace_out *o, uint32_t pid, uint32_t tid, uint3
 {
 	if (!o->cswitch || !tid || tid == UINT32_MAX)
 		return 0;
-	struct thread *th = thread(o, tid);
+	struct thread *th = unified_thread(&o->file, tid);
 	if (pid != UINT32_MAX)
 		th->pid = pid;
 	bool first = !th->ran;
@@ -346,37 +268,38 @@ static int thread_runs(struct nettrace_out *o, uint32_t pid, uint32_t tid, uint3
 	if (!th->blocked && !first)
 		return 0;
 	pid = th->pid;
-	if (pid == UINT32_MAX && !machine_thread_pid(symbolizer_machine(o->sym), tid, &pid))
+	if (pid == UINT32_MAX && !machine_thread_pid(symbolizer_machine(o->file.sym), tid, &pid))
 		return 0; /* a thread the recording never described */
 	uint64_t row, value = t - o->sync;
 	uint32_t stack_id = 0;
-	if (unified_thread_row(o, pid, tid, machine_comm(symbolizer_machine(o->sym), pid, tid), cpu,
-			       t, &row) < 0)
+	if (unified_thread_row(&o->file, pid, tid,
+			       machine_comm(symbolizer_machine(o->file.sym), pid, tid), cpu, t,
+			       &row) < 0)
 		return -1;
 	if (th->blocked) {
 		th->blocked = false;
 		if (t < th->out_time)
 			return 0;
 		value = t - th->out_time;
-		stack_id = th->nstack ? nettrace_writer_stack(o->w, th->stack, th->nstack) : 0;
+		stack_id = th->nstack ? nettrace_writer_stack(o->file.w, th->stack, th->nstack) : 0;
 	}
-	o->payload.len = 0;
-	bytebuf_varuint(&o->payload, value);
-	o->st.cswitches++;
-	return unified_put_event(o, o->cswitch_md, row, cpu, stack_id, t);
+	o->file.payload.len = 0;
+	bytebuf_varuint(&o->file.payload, value);
+	o->file.st.cswitches++;
+	return unified_put_event(&o->file, o->cswitch_md, row, cpu, stack_id, t);
 }
 
 /* The sample's thread blocked here: keep its stack for the switch-in. */
 static void thread_blocks(struct nettrace_out *o, uint32_t tid, uint64_t t, size_t n)
 {
-	struct thread *th = thread(o, tid);
+	struct thread *th = unified_thread(&o->file, tid);
 	if (n > MAX_FRAMES)
 		n = MAX_FRAMES;
 	if (n > th->stack_cap) {
 		th->stack_cap = (uint32_t)n;
 		th->stack = xrealloc(th->stack, n * sizeof(*th->stack));
 	}
-	memcpy(th->stack, o->ips, n * sizeof(*th->stack));
+	memcpy(th->stack, o->code.ips, n * sizeof(*th->stack));
 	th->nstack = (uint32_t)n;
 	th->blocked = true;
 	th->out_time = t;
@@ -421,18 +344,18 @@ int nettrace_out_sample(struct nettrace_out *o, const struct perf_sample *s,
 		return fail(o);
 	if (thread_runs(o, s->pid, s->tid, cpu, t) < 0)
 		return fail(o);
-	if (unified_thread_row(o, s->pid, s->tid, comm, cpu, t, &row) < 0 ||
-	    unified_stack(o, s->pid, frames, nframes, row, cpu, t, &stack_id) < 0)
+	if (unified_thread_row(&o->file, s->pid, s->tid, comm, cpu, t, &row) < 0 ||
+	    unified_stack(&o->code, s->pid, frames, nframes, row, cpu, t, &stack_id) < 0)
 		return fail(o);
 	bool tracepoint = s->evsel && s->evsel->attr.type == PERF_TYPE_TRACEPOINT;
 	uint32_t md = evsel_metadata(o, idx, s->evsel, tracepoint);
-	o->payload.len = 0;
-	bytebuf_varuint(&o->payload, idx == o->cpu_evsel ? 1 : s->period);
+	o->file.payload.len = 0;
+	bytebuf_varuint(&o->file.payload, idx == o->cpu_evsel ? 1 : s->period);
 	if (tracepoint)
-		bytebuf_short_string(&o->payload, trace ? trace : "");
-	if (!md || unified_put_event(o, md, row, cpu, stack_id, t) < 0)
+		bytebuf_short_string(&o->file.payload, trace ? trace : "");
+	if (!md || unified_put_event(&o->file, md, row, cpu, stack_id, t) < 0)
 		return fail(o);
-	o->st.samples++;
+	o->file.st.samples++;
 	/* a task perf names ":<tid>" (no COMM: one a -pid recording does not follow) starts no
 	 * wait, as report/offcpu.c: only part of its switches is there */
 	char unfollowed[16];
@@ -455,7 +378,7 @@ int nettrace_out_record(struct nettrace_out *o, const struct perfdata_record *re
 		/* pid, ppid, tid, ptid: a new process when pid == tid (maybe with a pid that
 		 * an earlier process had) */
 		if (h->size >= sizeof(*h) + 16 && body[0] == body[2]) {
-			struct process *p = unified_process(o, body[0]);
+			struct process *p = unified_process(&o->file, body[0]);
 			if (p->emitted || p->leader_exited)
 				p->gen++;
 			p->created = true;
@@ -463,11 +386,11 @@ int nettrace_out_record(struct nettrace_out *o, const struct perfdata_record *re
 		}
 		return 0;
 	case PERF_RECORD_EXIT: {
-		if (h->size < sizeof(*h) + 16 || !o->started)
+		if (h->size < sizeof(*h) + 16 || !o->file.started)
 			return 0;
 		uint32_t pid = body[0], tid = body[2], cpu = rec->id.has_cpu ? rec->id.cpu : 0;
-		struct thread *th = thread(o, tid);
-		struct process *p = unified_process(o, pid);
+		struct thread *th = unified_thread(&o->file, tid);
+		struct process *p = unified_process(&o->file, pid);
 		if (pid == tid)
 			p->leader_exited = true;
 		bool own_row = th->index && th->pid == pid;
@@ -479,17 +402,19 @@ int nettrace_out_record(struct nettrace_out *o, const struct perfdata_record *re
 		    p->live_rows == (own_row ? 1u : 0u)) {
 			uint64_t row;
 			if (event_time(o, rec->id.has_time, rec->id.time, &t) < 0 ||
-			    unified_thread_row(o, pid, tid,
-					       machine_comm(symbolizer_machine(o->sym), pid, tid),
-					       cpu, t, &row) < 0)
+			    unified_thread_row(
+				&o->file, pid, tid,
+				machine_comm(symbolizer_machine(o->file.sym), pid, tid), cpu, t,
+				&row) < 0)
 				return fail(o);
-			o->payload.len = 0;
-			if (unified_put_event(o, o->system_md[PROCESS_EXIT], row, cpu, 0, t) < 0)
+			o->file.payload.len = 0;
+			if (unified_put_event(&o->file, o->file.system_md[PROCESS_EXIT], row, cpu,
+					      0, t) < 0)
 				return fail(o);
 			p->exit_written = true;
 		}
 		if (th->index)
-			unified_process(o, th->pid)->live_rows--;
+			unified_process(&o->file, th->pid)->live_rows--;
 		th->index = 0;
 		th->blocked = false;
 		return 0;
@@ -499,14 +424,14 @@ int nettrace_out_record(struct nettrace_out *o, const struct perfdata_record *re
 		 * name of the latest ExistingProcess) */
 		uint32_t pid = body[0], cpu = rec->id.has_cpu ? rec->id.cpu : 0;
 		if (!(h->misc & PERF_RECORD_MISC_COMM_EXEC) || h->size < sizeof(*h) + 8 ||
-		    pid != body[1] || !o->started || !unified_process(o, pid)->emitted)
+		    pid != body[1] || !o->file.started || !unified_process(&o->file, pid)->emitted)
 			return 0;
 		uint64_t row;
 		if (event_time(o, rec->id.has_time, rec->id.time, &t) < 0 ||
-		    unified_thread_row(o, pid, pid,
-				       machine_comm(symbolizer_machine(o->sym), pid, pid), cpu, t,
-				       &row) < 0 ||
-		    process_event(o, pid, EXISTING_PROCESS, row, cpu, t) < 0)
+		    unified_thread_row(&o->file, pid, pid,
+				       machine_comm(symbolizer_machine(o->file.sym), pid, pid), cpu,
+				       t, &row) < 0 ||
+		    unified_process_event(&o->file, pid, EXISTING_PROCESS, row, cpu, t) < 0)
 			return fail(o);
 		return 0;
 	}
@@ -529,40 +454,36 @@ int nettrace_out_finish(struct nettrace_out *o)
 {
 	if (o->failed)
 		return -1;
-	if (!o->started) {
-		uint64_t first = o->last_time;
-		unified_runtime_first(o, &first);
+	if (!o->file.started) {
+		uint64_t first = o->file.last_time;
+		unified_runtime_first(o->runtime, &first);
 		if (start(o, first) < 0)
 			return fail(o);
 	}
-	if (unified_runtime_until(o, UINT64_MAX) < 0)
+	if (unified_runtime_until(o->runtime, UINT64_MAX) < 0)
 		return fail(o);
-	if (nettrace_writer_finish(o->w) < 0)
+	if (nettrace_writer_finish(o->file.w) < 0)
 		return fail(o);
-	const struct nettrace_writer_stats *ws = nettrace_writer_stats(o->w);
-	o->st.bytes = ws->bytes;
-	o->st.stacks = ws->stacks;
+	const struct nettrace_writer_stats *ws = nettrace_writer_stats(o->file.w);
+	o->file.st.bytes = ws->bytes;
+	o->file.st.stacks = ws->stacks;
 	log_info("%s: %" PRIu64 " events (%" PRIu64 " samples, %" PRIu64
 		 " context switches), %" PRIu64 " processes, %" PRIu64 " thread rows, %" PRIu64
 		 " mappings, %" PRIu64 " symbols, %" PRIu64 " stacks, %" PRIu64
 		 " bytes (%.1f per sample)",
-		 o->path, o->st.events, o->st.samples, o->st.cswitches, o->st.processes,
-		 o->st.threads, o->st.mappings, o->st.symbols, ws->stacks, ws->bytes,
-		 o->st.samples ? (double)ws->bytes / (double)o->st.samples : 0.0);
-	unified_runtime_log(o);
-	if (o->st.out_of_order)
+		 o->path, o->file.st.events, o->file.st.samples, o->file.st.cswitches,
+		 o->file.st.processes, o->file.st.threads, o->file.st.mappings, o->file.st.symbols,
+		 ws->stacks, ws->bytes,
+		 o->file.st.samples ? (double)ws->bytes / (double)o->file.st.samples : 0.0);
+	unified_runtime_log(o->runtime);
+	if (o->file.st.out_of_order)
 		log_info("%s: %" PRIu64 " samples earlier than the one before them were given its "
 			 "time (NetTrace events go forward in time)",
-			 o->path, o->st.out_of_order);
+			 o->path, o->file.st.out_of_order);
 	struct outfile *out = o->out;
 	o->out = NULL;
 	o->fd = -1;
 	return outfile_commit(out) < 0 ? fail(o) : 0;
-}
-
-const struct nettrace_out_stats *nettrace_out_stats(const struct nettrace_out *o)
-{
-	return &o->st;
 }
 
 void nettrace_out_free(struct nettrace_out *o)
@@ -570,25 +491,11 @@ void nettrace_out_free(struct nettrace_out *o)
 	if (!o)
 		return;
 	outfile_abort(o->out);
-	nettrace_writer_free(o->w);
+	nettrace_writer_free(o->file.w);
 	unified_runtime_free(o->runtime);
-	struct thread **th;
-	for (size_t i = 0; (th = thread_table_each(&o->threads, &i));) {
-		free((*th)->comm);
-		free((*th)->stack);
-		free(*th);
-	}
-	struct process **p;
-	for (size_t i = 0; (p = process_table_each(&o->procs, &i));)
-		free(*p);
-	thread_table_free(&o->threads);
-	process_table_free(&o->procs);
-	mapping_table_free(&o->mappings);
-	symbol_table_free(&o->symbols);
-	buildid_table_free(&o->buildids);
-	bytebuf_free(&o->payload);
+	unified_code_release(&o->code);
+	unified_file_release(&o->file);
 	free(o->evsel_md);
-	free(o->memo);
 	free(o->path);
 	free(o);
 }

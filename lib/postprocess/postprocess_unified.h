@@ -41,13 +41,6 @@
 
 struct nettrace_out;
 
-struct nettrace_out_stats {
-	uint64_t events, samples, cswitches, processes, threads, mappings, symbols, stacks;
-	uint64_t runtime_events; /* copied from the runtime's event files */
-	uint64_t out_of_order;	 /* samples earlier than the one before: given its time */
-	uint64_t bytes;
-};
-
 /* Creates the temporary file; NULL with pc_err().  r and sym are borrowed for the pass. */
 struct nettrace_out *nettrace_out_new(const char *path, struct perfdata_reader *r,
 				      struct symbolizer *sym);
@@ -64,7 +57,6 @@ int nettrace_out_sample(struct nettrace_out *o, const struct perf_sample *s,
 			const char *trace);
 /* Ends the file and renames it into place; -1 with pc_err(). */
 int nettrace_out_finish(struct nettrace_out *o);
-const struct nettrace_out_stats *nettrace_out_stats(const struct nettrace_out *o);
 /* Frees; an unfinished file is removed. */
 void nettrace_out_free(struct nettrace_out *o);
 

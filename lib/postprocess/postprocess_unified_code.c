@@ -1,9 +1,26 @@
-/* postprocess_unified_code: the mappings, symbols and stacks of the unified NetTrace (see
- * postprocess_unified_int.h). */
-#include "postprocess_unified_int.h"
+/* postprocess_unified_code: see postprocess_unified_code.h. */
+#include "postprocess_unified_code.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#define MEMO_SIZE 8192 /* power of two */
+
+void unified_code_init(struct unified_code *c, struct unified_file *f)
+{
+	memset(c, 0, sizeof(*c));
+	c->f = f;
+	c->next_mapping = c->next_symbol = c->next_metadata = 1;
+	c->memo = xcalloc(MEMO_SIZE, sizeof(*c->memo));
+}
+
+void unified_code_release(struct unified_code *c)
+{
+	mapping_table_free(&c->mappings);
+	symbol_table_free(&c->symbols);
+	buildid_table_free(&c->buildids);
+	free(c->memo);
+}
 
 /* ---- mappings and symbols ---- */
 
@@ -35,12 +52,12 @@ static void kernel_map_name(const char *filename, char *out, size_t size)
 }
 
 /* ProcessMappingMetadata for an ELF file, once per build-id; its id, 0 for none. */
-static int mapping_metadata(struct nettrace_out *o, const struct map *map, uint64_t thread,
+static int mapping_metadata(struct unified_code *c, const struct map *map, uint64_t thread,
 			    uint32_t cpu, uint64_t t, uint64_t *id)
 {
 	struct map_elf elf;
 	*id = 0;
-	if (!symbolizer_map_elf(o->sym, map, &elf) || !elf.build_id_size)
+	if (!symbolizer_map_elf(c->f->sym, map, &elf) || !elf.build_id_size)
 		return 0;
 	struct buildid_key key;
 	memset(&key, 0, sizeof(key));
@@ -50,13 +67,13 @@ static int mapping_metadata(struct nettrace_out *o, const struct map *map, uint6
 	key.offset = elf.p_offset;
 	bool found;
 	struct buildid *b =
-	    buildid_table_insert(&o->buildids, &key, hash_bytes(&key, sizeof(key)), &found);
+	    buildid_table_insert(&c->buildids, &key, hash_bytes(&key, sizeof(key)), &found);
 	if (found) {
 		*id = b->id;
 		return 0;
 	}
 	b->key = key;
-	b->id = o->next_metadata++;
+	b->id = c->next_metadata++;
 	char hex[2 * sizeof(elf.build_id) + 1];
 	for (size_t i = 0; i < elf.build_id_size; i++)
 		snprintf(hex + 2 * i, 3, "%02x", elf.build_id[i]);
@@ -68,19 +85,20 @@ static int mapping_metadata(struct nettrace_out *o, const struct map *map, uint6
 			 hex, (unsigned long long)elf.p_vaddr, (unsigned long long)elf.p_offset);
 	else
 		snprintf(json, sizeof(json), "{\"type\":\"ELF\",\"build_id\":\"%s\"}", hex);
-	o->payload.len = 0;
-	bytebuf_varuint(&o->payload, b->id);
-	bytebuf_short_string(&o->payload, json);
-	bytebuf_short_string(&o->payload, "{}");
+	c->f->payload.len = 0;
+	bytebuf_varuint(&c->f->payload, b->id);
+	bytebuf_short_string(&c->f->payload, json);
+	bytebuf_short_string(&c->f->payload, "{}");
 	*id = b->id;
-	return unified_put_event(o, o->system_md[PROCESS_MAPPING_METADATA], thread, cpu, 0, t);
+	return unified_put_event(c->f, c->f->system_md[PROCESS_MAPPING_METADATA], thread, cpu, 0,
+				 t);
 }
 
 /* Whether the process (pid, gen) can still have frames: not one that ended (its ProcessExit
  * written) or whose pid a later process has. */
-static bool process_current(struct nettrace_out *o, uint32_t pid, uint32_t gen)
+static bool process_current(struct unified_code *c, uint32_t pid, uint32_t gen)
 {
-	const struct process *p = unified_process(o, pid);
+	const struct process *p = unified_process(c->f, pid);
 	return p->gen == gen && !p->exit_written;
 }
 
@@ -95,45 +113,45 @@ static bool symbol_current(void *arg, struct symbol *s)
 }
 
 /* The id of the mapping [start, end) of process pid named name, written when new. */
-static int mapping(struct nettrace_out *o, uint32_t pid, uint64_t start, uint64_t end,
+static int mapping(struct unified_code *c, uint32_t pid, uint64_t start, uint64_t end,
 		   uint64_t pgoff, const char *name, const struct map *elf_map, uint64_t thread,
 		   uint32_t cpu, uint64_t t, uint64_t *id)
 {
 	struct mapping_key key = {.pid = pid,
-				  .gen = unified_process(o, pid)->gen,
+				  .gen = unified_process(c->f, pid)->gen,
 				  .start = start,
 				  .end = end,
 				  .pgoff = pgoff,
 				  .name_hash = hash_str(name)};
 	uint64_t h = hash_bytes(&key, sizeof(key));
-	const struct mapping *m = mapping_table_find(&o->mappings, &key, h);
+	const struct mapping *m = mapping_table_find(&c->mappings, &key, h);
 	if (m) {
 		*id = m->id;
 		return 0;
 	}
 	uint64_t md = 0;
-	if (elf_map && mapping_metadata(o, elf_map, thread, cpu, t, &md) < 0)
+	if (elf_map && mapping_metadata(c, elf_map, thread, cpu, t, &md) < 0)
 		return -1;
-	mapping_table_prune(&o->mappings, mapping_current, o);
+	mapping_table_prune(&c->mappings, mapping_current, c);
 	bool found;
-	struct mapping *added = mapping_table_insert(&o->mappings, &key, h, &found);
+	struct mapping *added = mapping_table_insert(&c->mappings, &key, h, &found);
 	added->key = key;
-	added->id = o->next_mapping++;
+	added->id = c->next_mapping++;
 	m = added;
-	o->st.mappings++;
-	o->payload.len = 0;
-	bytebuf_varuint(&o->payload, m->id);
-	bytebuf_varuint(&o->payload, start);
-	bytebuf_varuint(&o->payload, end);
-	bytebuf_varuint(&o->payload, pgoff);
-	bytebuf_short_string(&o->payload, name);
-	bytebuf_varuint(&o->payload, md);
+	c->f->st.mappings++;
+	c->f->payload.len = 0;
+	bytebuf_varuint(&c->f->payload, m->id);
+	bytebuf_varuint(&c->f->payload, start);
+	bytebuf_varuint(&c->f->payload, end);
+	bytebuf_varuint(&c->f->payload, pgoff);
+	bytebuf_short_string(&c->f->payload, name);
+	bytebuf_varuint(&c->f->payload, md);
 	*id = m->id;
-	return unified_put_event(o, o->system_md[PROCESS_MAPPING], thread, cpu, 0, t);
+	return unified_put_event(c->f, c->f->system_md[PROCESS_MAPPING], thread, cpu, 0, t);
 }
 
 /* The mapping a frame's symbol belongs to (0: none), written when new. */
-static int frame_mapping(struct nettrace_out *o, uint32_t pid, const struct frame *f,
+static int frame_mapping(struct unified_code *c, uint32_t pid, const struct frame *f,
 			 uint64_t thread, uint32_t cpu, uint64_t t, uint64_t *id)
 {
 	bool named = f->kind != FRAME_UNKNOWN;
@@ -143,11 +161,11 @@ static int frame_mapping(struct nettrace_out *o, uint32_t pid, const struct fram
 		if (f->map)
 			kernel_map_name(f->map->filename, base, sizeof(base));
 		if (f->map && (!named || !strcmp(base, f->dso)))
-			return mapping(o, pid, f->map->start, f->map->end, 0, base, NULL, thread,
+			return mapping(c, pid, f->map->start, f->map->end, 0, base, NULL, thread,
 				       cpu, t, id);
 		/* a kernel symbol outside the recorded kernel maps (BPF, init code) */
 		if (named)
-			return mapping(o, pid, f->sym_start, sym_end(f), 0, f->dso, NULL, thread,
+			return mapping(c, pid, f->sym_start, sym_end(f), 0, f->dso, NULL, thread,
 				       cpu, t, id);
 		return 0;
 	}
@@ -158,16 +176,16 @@ static int frame_mapping(struct nettrace_out *o, uint32_t pid, const struct fram
 	 * name), anonymous JIT code by the perf map that names it, as perf does, and a file by
 	 * itself (ReadyToRun code in CoreLib is CoreLib's). */
 	const char *name = f->jit_map ? f->jit_map : f->map->filename;
-	return mapping(o, pid, f->map->start, f->map->end, f->map->pgoff, name, f->map, thread, cpu,
+	return mapping(c, pid, f->map->start, f->map->end, f->map->pgoff, name, f->map, thread, cpu,
 		       t, id);
 }
 
-static int frame_symbol(struct nettrace_out *o, uint32_t pid, uint64_t mapping_id,
+static int frame_symbol(struct unified_code *c, uint32_t pid, uint64_t mapping_id,
 			const struct frame *f, uint64_t thread, uint32_t cpu, uint64_t t)
 {
 	struct symbol_key key = {.mapping = mapping_id, .start = f->sym_start, .end = sym_end(f)};
 	uint64_t h = hash_bytes(&key, sizeof(key));
-	struct symbol *s = symbol_table_find(&o->symbols, &key, h);
+	struct symbol *s = symbol_table_find(&c->symbols, &key, h);
 	if (s && s->name == f->sym)
 		return 0;
 	uint64_t name_hash = hash_str(f->sym);
@@ -176,32 +194,32 @@ static int frame_symbol(struct nettrace_out *o, uint32_t pid, uint64_t mapping_i
 		return 0;
 	}
 	if (!s) {
-		symbol_table_prune(&o->symbols, symbol_current, o);
+		symbol_table_prune(&c->symbols, symbol_current, c);
 		bool found;
-		s = symbol_table_insert(&o->symbols, &key, h, &found);
+		s = symbol_table_insert(&c->symbols, &key, h, &found);
 		s->key = key;
 		s->pid = pid;
-		s->gen = unified_process(o, pid)->gen;
+		s->gen = unified_process(c->f, pid)->gen;
 	}
 	s->name_hash = name_hash; /* re-JIT'd code at the same place: the new name */
 	s->name = f->sym;
-	o->st.symbols++;
-	o->payload.len = 0;
-	bytebuf_varuint(&o->payload, o->next_symbol++);
-	bytebuf_varuint(&o->payload, mapping_id);
-	bytebuf_varuint(&o->payload, f->sym_start);
-	bytebuf_varuint(&o->payload, key.end - 1); /* inclusive */
-	bytebuf_short_string(&o->payload, f->sym);
-	return unified_put_event(o, o->system_md[PROCESS_SYMBOL], thread, cpu, 0, t);
+	c->f->st.symbols++;
+	c->f->payload.len = 0;
+	bytebuf_varuint(&c->f->payload, c->next_symbol++);
+	bytebuf_varuint(&c->f->payload, mapping_id);
+	bytebuf_varuint(&c->f->payload, f->sym_start);
+	bytebuf_varuint(&c->f->payload, key.end - 1); /* inclusive */
+	bytebuf_short_string(&c->f->payload, f->sym);
+	return unified_put_event(c->f, c->f->system_md[PROCESS_SYMBOL], thread, cpu, 0, t);
 }
 
 /* Writes the mappings and symbols of frames not written yet, and the stack; its id. */
-int unified_stack(struct nettrace_out *o, uint32_t pid, const struct frame *frames, size_t n,
+int unified_stack(struct unified_code *c, uint32_t pid, const struct frame *frames, size_t n,
 		  uint64_t thread, uint32_t cpu, uint64_t t, uint32_t *id)
 {
 	if (n > MAX_FRAMES)
 		n = MAX_FRAMES;
-	const struct process *p = unified_process(o, pid);
+	const struct process *p = unified_process(c->f, pid);
 	uint32_t gen = p->gen;
 	/* The memo skips frames whose mapping and symbol the tables hold.  Those of a process
 	 * that ended may be pruned from the tables, so its late frames are always looked at:
@@ -209,9 +227,9 @@ int unified_stack(struct nettrace_out *o, uint32_t pid, const struct frame *fram
 	bool current = !p->exit_written;
 	for (size_t i = 0; i < n; i++) {
 		const struct frame *f = &frames[i];
-		o->ips[i] = f->addr;
+		c->ips[i] = f->addr;
 		/* JIT names depend on time: those frames are always looked at */
-		struct frame_memo *memo = &o->memo[hash_two(pid, f->addr) & (MEMO_SIZE - 1)];
+		struct frame_memo *memo = &c->memo[hash_two(pid, f->addr) & (MEMO_SIZE - 1)];
 		bool memoable = current && f->kind != FRAME_JIT && f->map;
 		if (memoable && memo->addr == f->addr && memo->pid == pid && memo->gen == gen &&
 		    memo->map == f->map && memo->map_start == f->map->start &&
@@ -219,9 +237,9 @@ int unified_stack(struct nettrace_out *o, uint32_t pid, const struct frame *fram
 		    memo->sym_start == f->sym_start && memo->sym_end == f->sym_end)
 			continue;
 		uint64_t m;
-		if (frame_mapping(o, pid, f, thread, cpu, t, &m) < 0)
+		if (frame_mapping(c, pid, f, thread, cpu, t, &m) < 0)
 			return -1;
-		if (m && f->kind != FRAME_UNKNOWN && frame_symbol(o, pid, m, f, thread, cpu, t) < 0)
+		if (m && f->kind != FRAME_UNKNOWN && frame_symbol(c, pid, m, f, thread, cpu, t) < 0)
 			return -1;
 		if (memoable && m)
 			*memo = (struct frame_memo){.addr = f->addr,
@@ -234,6 +252,6 @@ int unified_stack(struct nettrace_out *o, uint32_t pid, const struct frame *fram
 						    .pid = pid,
 						    .gen = gen};
 	}
-	*id = n ? nettrace_writer_stack(o->w, o->ips, n) : 0;
+	*id = n ? nettrace_writer_stack(c->f->w, c->ips, n) : 0;
 	return 0;
 }

@@ -14,7 +14,7 @@
  * clock on Linux is CLOCK_MONOTONIC in ns, the samples' clock; a file whose header says
  * otherwise (its tick rate, or a wall-clock offset more than a second off the recording's)
  * is moved onto the recording's clock by its wall-clock time and said in the log. */
-#include "postprocess_unified_int.h"
+#include "postprocess_unified_runtime.h"
 #include "base/log.h"
 #include "nettrace/nettrace_read.h"
 
@@ -62,6 +62,7 @@ struct rt_file {
 };
 
 struct unified_runtime {
+	struct unified_file *f;
 	struct rt_file *files;
 	size_t n;
 };
@@ -75,7 +76,8 @@ static int cmp_event(const void *a, const void *b)
 }
 
 /* The recording's offset of wall clock over its own clock, against the runtime's. */
-static void set_clock(struct nettrace_out *o, struct rt_file *rf, const struct nettrace_trace *tr)
+static void set_clock(const struct unified_file *f, struct rt_file *rf,
+		      const struct nettrace_trace *tr)
 {
 	struct tm tm = {.tm_year = (int)tr->sync_utc.year - 1900,
 			.tm_mon = (int)tr->sync_utc.month - 1,
@@ -86,13 +88,13 @@ static void set_clock(struct nettrace_out *o, struct rt_file *rf, const struct n
 	int64_t utc =
 	    (int64_t)timegm(&tm) * 1000000000 + (int64_t)tr->sync_utc.millisecond * 1000000;
 	int64_t rt_off = utc - (int64_t)nettrace_ticks_to_ns(tr, tr->sync_ticks);
-	int64_t perf_off = unified_wall_clock_at(o, 0);
+	int64_t perf_off = unified_wall_clock_at(f, 0);
 	int64_t d = rt_off - perf_off;
 	/* without the recording's own clock reading, the offset is this machine's now, which
 	 * says nothing of a recording made elsewhere: the tick rate alone decides */
 	int clockid;
 	uint64_t wall, clk;
-	bool comparable = perfdata_reader_clock_data(o->r, &clockid, &wall, &clk);
+	bool comparable = perfdata_reader_clock_data(f->r, &clockid, &wall, &clk);
 	if (tr->tick_freq != 1000000000 || (comparable && (d > 1000000000 || d < -1000000000))) {
 		rf->shift = d;
 		log_info("%s: the runtime's clock (%" PRIu64 " ticks/s) is %.3f s off the "
@@ -102,7 +104,7 @@ static void set_clock(struct nettrace_out *o, struct rt_file *rf, const struct n
 }
 
 /* Reads the file's next region (up to a sequence point or the end) and sorts it. */
-static int read_region(struct nettrace_out *o, struct rt_file *rf)
+static int read_region(const struct unified_file *f, struct rt_file *rf)
 {
 	rf->nev = rf->next = 0;
 	rf->data.len = 0;
@@ -112,7 +114,7 @@ static int read_region(struct nettrace_out *o, struct rt_file *rf)
 		int rc = nettrace_reader_next(rf->r, &it);
 		if (rc < 0) {
 			log_warn("%s: %s (the runtime events after it are not in %s)", rf->path,
-				 pc_strerror(), o->path);
+				 pc_strerror(), f->path);
 			rf->done = true;
 			break;
 		}
@@ -127,7 +129,7 @@ static int read_region(struct nettrace_out *o, struct rt_file *rf)
 		const struct nettrace_event *e = it.event;
 		const struct nettrace_trace *tr = nettrace_reader_trace(rf->r);
 		if (!rf->seq++) {
-			set_clock(o, rf, tr);
+			set_clock(f, rf, tr);
 			if (rf->pid && tr->pid && tr->pid != rf->pid) {
 				rf->other_ns = true;
 				log_info(
@@ -170,20 +172,23 @@ static int read_region(struct nettrace_out *o, struct rt_file *rf)
 }
 
 /* The file's next event, NULL at its end. */
-static struct rt_event *peek(struct nettrace_out *o, struct rt_file *rf)
+static struct rt_event *peek(const struct unified_file *f, struct rt_file *rf)
 {
 	while (rf->next == rf->nev && !rf->done)
-		read_region(o, rf);
+		read_region(f, rf);
 	return rf->next < rf->nev ? &rf->ev[rf->next] : NULL;
 }
 
-int nettrace_out_add_runtime(struct nettrace_out *o, const char *dir, char *const *names, size_t n)
+int unified_runtime_add(struct unified_runtime **runtime, struct unified_file *f, const char *dir,
+			char *const *names, size_t n)
 {
 	if (!n)
 		return 0;
-	struct unified_runtime *rt = o->runtime;
-	if (!rt)
-		rt = o->runtime = xcalloc(1, sizeof(*rt));
+	struct unified_runtime *rt = *runtime;
+	if (!rt) {
+		rt = *runtime = xcalloc(1, sizeof(*rt));
+		rt->f = f;
+	}
 	rt->files = xrealloc(rt->files, (rt->n + n) * sizeof(*rt->files));
 	for (size_t i = 0; i < n; i++) {
 		struct rt_file *rf = &rt->files[rt->n];
@@ -196,7 +201,7 @@ int nettrace_out_add_runtime(struct nettrace_out *o, const char *dir, char *cons
 		rf->f = fopen(rf->path, "re");
 		if (!rf->f) {
 			log_warn("cannot read %s: %s (its runtime events are not in %s)", rf->path,
-				 strerror(errno), o->path);
+				 strerror(errno), f->path);
 			free(rf->path);
 			continue;
 		}
@@ -206,11 +211,11 @@ int nettrace_out_add_runtime(struct nettrace_out *o, const char *dir, char *cons
 	return 0;
 }
 
-bool unified_runtime_first(struct nettrace_out *o, uint64_t *t)
+bool unified_runtime_first(struct unified_runtime *rt, uint64_t *t)
 {
 	bool any = false;
-	for (size_t i = 0; o->runtime && i < o->runtime->n; i++) {
-		struct rt_event *x = peek(o, &o->runtime->files[i]);
+	for (size_t i = 0; rt && i < rt->n; i++) {
+		struct rt_event *x = peek(rt->f, &rt->files[i]);
 		if (x && (!any || x->t < *t)) {
 			*t = x->t;
 			any = true;
@@ -267,7 +272,7 @@ static struct nettrace_field_desc *convert_fields(const struct nettrace_field *f
 }
 
 /* The unified file's metadata id of a runtime event type, declared when first used. */
-static uint32_t metadata_of(struct nettrace_out *o, struct rt_file *rf,
+static uint32_t metadata_of(struct unified_file *f, struct rt_file *rf,
 			    const struct nettrace_metadata *md)
 {
 	uint64_t h = hash_mix((uintptr_t)md);
@@ -287,7 +292,7 @@ static uint32_t metadata_of(struct nettrace_out *o, struct rt_file *rf,
 	    .version = (int)md->version,
 	    .keywords = md->keywords,
 	};
-	uint32_t id = nettrace_writer_add_metadata(o->w, &d);
+	uint32_t id = nettrace_writer_add_metadata(f->w, &d);
 	free_fields(fields, nf);
 	if (!id)
 		return 0;
@@ -298,38 +303,37 @@ static uint32_t metadata_of(struct nettrace_out *o, struct rt_file *rf,
 	return id;
 }
 
-static int put(struct nettrace_out *o, struct rt_file *rf, const struct rt_event *x)
+static int put(struct unified_file *f, struct rt_file *rf, const struct rt_event *x)
 {
-	uint32_t md = metadata_of(o, rf, x->md);
+	uint32_t md = metadata_of(f, rf, x->md);
 	if (!md)
 		return -1;
-	uint64_t t = x->t < o->last_time ? o->last_time : x->t, row;
-	o->last_time = t;
-	const char *comm = machine_comm(symbolizer_machine(o->sym), x->pid, x->tid);
-	uint32_t cpu = x->cpu < o->ncpus ? x->cpu : 0;
-	if (unified_thread_row(o, x->pid, x->tid, comm, cpu, t, &row) < 0)
+	uint64_t t = x->t < f->last_time ? f->last_time : x->t, row;
+	f->last_time = t;
+	const char *comm = machine_comm(symbolizer_machine(f->sym), x->pid, x->tid);
+	uint32_t cpu = x->cpu < f->ncpus ? x->cpu : 0;
+	if (unified_thread_row(f, x->pid, x->tid, comm, cpu, t, &row) < 0)
 		return -1;
-	uint32_t stack = x->nstack ? nettrace_writer_stack(o->w, rf->ips + x->stack, x->nstack) : 0;
-	o->payload.len = 0;
+	uint32_t stack = x->nstack ? nettrace_writer_stack(f->w, rf->ips + x->stack, x->nstack) : 0;
+	f->payload.len = 0;
 	if (x->payload_len)
-		bytebuf_bytes(&o->payload, rf->data.data + x->payload, x->payload_len);
-	if (unified_put_event(o, md, row, cpu, stack, t) < 0)
+		bytebuf_bytes(&f->payload, rf->data.data + x->payload, x->payload_len);
+	if (unified_put_event(f, md, row, cpu, stack, t) < 0)
 		return -1;
 	rf->copied++;
-	o->st.runtime_events++;
+	f->st.runtime_events++;
 	return 0;
 }
 
-int unified_runtime_until(struct nettrace_out *o, uint64_t t)
+int unified_runtime_until(struct unified_runtime *rt, uint64_t t)
 {
-	struct unified_runtime *rt = o->runtime;
-	if (!rt || !o->started)
+	if (!rt || !rt->f->started)
 		return 0;
 	for (;;) {
 		struct rt_file *best = NULL;
 		struct rt_event *bx = NULL;
 		for (size_t i = 0; i < rt->n; i++) {
-			struct rt_event *x = peek(o, &rt->files[i]);
+			struct rt_event *x = peek(rt->f, &rt->files[i]);
 			if (x && x->t <= t && (!bx || x->t < bx->t)) {
 				bx = x;
 				best = &rt->files[i];
@@ -337,17 +341,17 @@ int unified_runtime_until(struct nettrace_out *o, uint64_t t)
 		}
 		if (!best)
 			return 0;
-		if (put(o, best, bx) < 0)
+		if (put(rt->f, best, bx) < 0)
 			return -1;
 		best->next++;
 	}
 }
 
-void unified_runtime_log(const struct nettrace_out *o)
+void unified_runtime_log(const struct unified_runtime *rt)
 {
-	for (size_t i = 0; o->runtime && i < o->runtime->n; i++) {
-		const struct rt_file *rf = &o->runtime->files[i];
-		log_info("%s: %" PRIu64 " runtime events of %s", o->path, rf->copied, rf->path);
+	for (size_t i = 0; rt && i < rt->n; i++) {
+		const struct rt_file *rf = &rt->files[i];
+		log_info("%s: %" PRIu64 " runtime events of %s", rt->f->path, rf->copied, rf->path);
 	}
 }
 
