@@ -1,5 +1,6 @@
 /* record: see record.h. */
 #include "record_int.h"
+#include "record_filter.h"
 #include "base/log.h"
 #include "base/proc.h"
 
@@ -66,58 +67,6 @@ bad:
 	return pc_err("cannot parse /sys/devices/system/cpu/online");
 }
 
-static int paranoid_level(void)
-{
-	return (int)sysctl_long("kernel.perf_event_paranoid", 2);
-}
-
-/* The owner of another user's process we may not record (perf_event_open's ptrace check:
- * root or CAP_SYS_PTRACE whatever kernel.perf_event_paranoid says); -1 when that is not it. */
-static long foreign_owner(pid_t pid)
-{
-	struct proc_status st;
-	if (pid <= 0 || geteuid() == 0 || proc_status(pid, &st) < 0 || st.uid == geteuid())
-		return -1;
-	return (long)st.uid;
-}
-
-int record_open_error(int err, const char *event, pid_t pid)
-{
-	long owner;
-	switch (err) {
-	case EACCES:
-	case EPERM:
-		if ((owner = foreign_owner(pid)) >= 0)
-			return pc_err("no permission to record process %d: it belongs to uid %ld "
-				      "and you are uid %ld; recording another user's process needs "
-				      "root or CAP_SYS_PTRACE",
-				      (int)pid, owner, (long)geteuid());
-		if (!strncmp(event, "sched:", 6) && paranoid_level() > -1)
-			return pc_err("no permission to record the scheduler tracepoint %s "
-				      "(kernel.perf_event_paranoid is %d): -threadtime and -offcpu "
-				      "need root, CAP_PERFMON, or 'sysctl "
-				      "kernel.perf_event_paranoid=-1'",
-				      event, paranoid_level());
-		return pc_err(
-		    "no permission to record %s (kernel.perf_event_paranoid is %d): run as "
-		    "root, grant CAP_PERFMON, or run 'sysctl kernel.perf_event_paranoid=%d'",
-		    pid < 0 ? "all CPUs" : "this process", paranoid_level(), pid < 0 ? 0 : 1);
-	case ESRCH:
-		return pc_err("no process %d", (int)pid);
-	case ENOENT:
-	case EOPNOTSUPP:
-	case ENODEV:
-		return pc_err("event %s not supported here (%s)", event, strerror(err));
-	case EMFILE:
-	case ENFILE:
-		return pc_err("too many open files for the events (one per thread per CPU): raise "
-			      "'ulimit -n'");
-	default:
-		errno = err;
-		return pc_err_errno("perf_event_open(%s) failed", event);
-	}
-}
-
 int recorder_probe_event(const struct perf_event_attr *attr, pid_t pid, int cpu)
 {
 	struct perf_event_attr a = *attr;
@@ -149,62 +98,6 @@ static void add_tid(struct recorder *r, pid_t tid)
 	r->tids[r->ntids++] = tid;
 }
 
-/* "4 MiB", "516 KiB": sizes as the user gave them, in the largest whole unit. */
-static const char *size_text(uint64_t bytes, char *buf, size_t len)
-{
-	static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-	size_t u = 0;
-	while (u + 1 < ARRAY_SIZE(units) && bytes >= 1024 && !(bytes & 1023)) {
-		bytes >>= 10;
-		u++;
-	}
-	snprintf(buf, len, "%llu %s", (unsigned long long)bytes, units[u]);
-	return buf;
-}
-
-/* Why the kernel refused to map a ring, with its numbers and the fixes. */
-static int ring_refused(const struct recorder *r, int err)
-{
-	char sz[32];
-	size_text(r->ring_bytes, sz, sizeof(sz));
-	if (err == EPERM) {
-		struct rlimit rl;
-		char lim[48] = "unlimited";
-		if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-			snprintf(lim, sizeof(lim), "%llu KiB",
-				 (unsigned long long)rl.rlim_cur >> 10);
-		return pc_err(
-		    "-buffersize: %s per CPU on %zu CPUs is more than this user may lock "
-		    "(kernel.perf_event_mlock_kb = %ld KiB per CPU, plus 'ulimit -l' %s); "
-		    "use a smaller -buffersize, raise kernel.perf_event_mlock_kb, or run "
-		    "with CAP_IPC_LOCK (root has it)",
-		    sz, r->ncpus, sysctl_long("kernel.perf_event_mlock_kb", 516), lim);
-	}
-	if (err == ENOMEM || err == EINVAL)
-		return pc_err("-buffersize: the kernel cannot map a %s ring buffer per CPU (%s; "
-			      "it maps at most 1 GiB per CPU with 4 KiB pages); use a smaller "
-			      "-buffersize",
-			      sz, strerror(err));
-	errno = err;
-	return pc_err_errno("cannot map a %s ring buffer", sz);
-}
-
-int record_map_ring(struct recorder *r, struct ring *ring, int fd)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	ring->mmap_len = (size_t)page + r->ring_bytes;
-	void *base = mmap(NULL, ring->mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (base == MAP_FAILED)
-		return ring_refused(r, errno);
-	struct perf_event_mmap_page *pg = base;
-	ring->base = base;
-	ring->fd = fd;
-	/* data_offset/data_size exist since Linux 4.1; before that data follows the page. */
-	ring->data = (unsigned char *)base + (pg->data_offset ? pg->data_offset : (uint64_t)page);
-	ring->size = pg->data_size ? pg->data_size : r->ring_bytes;
-	return 0;
-}
-
 /* As perf record: where kernel.perf_event_paranoid keeps an unprivileged user from kernel
  * samples (2, the upstream default), a process of their own is still recorded, user space
  * only.  Turns that on for every event (one file, one kind of stacks) and says so once.
@@ -212,8 +105,8 @@ int record_map_ring(struct recorder *r, struct ring *ring, int fd)
 static bool user_only_fallback(struct recorder *r, struct opened_event *ev, pid_t tid)
 {
 	if (r->user_only || r->nfds || tid < 0 || ev->ev.attr.exclude_kernel ||
-	    ev->ev.attr.type == PERF_TYPE_TRACEPOINT || foreign_owner(r->pid) >= 0 ||
-	    paranoid_level() < 2)
+	    ev->ev.attr.type == PERF_TYPE_TRACEPOINT || record_foreign_owner(r->pid) >= 0 ||
+	    record_paranoid_level() < 2)
 		return false;
 	for (size_t e = 0; e < r->nevents; e++) {
 		struct perf_event_attr *a = &r->events[e].ev.attr;
@@ -227,7 +120,7 @@ static bool user_only_fallback(struct recorder *r, struct opened_event *ev, pid_
 	log_warn("kernel frames are off: kernel.perf_event_paranoid is %d and you are not "
 		 "privileged, so only user-space samples are recorded (for kernel frames too: run "
 		 "as root, grant CAP_PERFMON, or 'sysctl kernel.perf_event_paranoid=1')",
-		 paranoid_level());
+		 record_paranoid_level());
 	return true;
 }
 
@@ -247,7 +140,7 @@ static int open_one(struct recorder *r, struct opened_event *ev, pid_t tid, size
 	grow_array((void **)&r->fds, &r->fds_cap, r->nfds + 1, sizeof(*r->fds));
 	r->fds[r->nfds++] = fd;
 	if (ring->fd < 0) {
-		if (record_map_ring(r, ring, fd) < 0)
+		if (record_map_ring(ring, fd, r->ring_bytes, r->ncpus) < 0)
 			return -1;
 	} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) < 0) {
 		return pc_err_errno("cannot redirect event %s into the ring of CPU %d", ev->ev.name,
@@ -359,7 +252,7 @@ static int round_ring_bytes(uint64_t want, uint64_t *out)
 	if (want > MAX_RING_BYTES) {
 		char sz[32];
 		return pc_err("-buffersize %s per CPU is more than any kernel maps; use at most 1G",
-			      size_text(want, sz, sizeof(sz)));
+			      record_size_text(want, sz, sizeof(sz)));
 	}
 	uint64_t bytes = page;
 	while (bytes < want)
@@ -368,9 +261,9 @@ static int round_ring_bytes(uint64_t want, uint64_t *out)
 		char a[32], b[32];
 		log_say("-buffersize: %s (%llu pages) rounded up to %s (%llu pages) per CPU: the "
 			"kernel maps a power of two of pages",
-			size_text(want, a, sizeof(a)),
+			record_size_text(want, a, sizeof(a)),
 			(unsigned long long)((want + page - 1) / page),
-			size_text(bytes, b, sizeof(b)), (unsigned long long)(bytes / page));
+			record_size_text(bytes, b, sizeof(b)), (unsigned long long)(bytes / page));
 	}
 	*out = bytes;
 	return 0;

@@ -1,7 +1,5 @@
-/* record_filter: see record_int.h.  With -pid, a tracepoint with a tid_filter is opened per
- * CPU for every task and filtered in the kernel to the recorded threads; the FORK and EXIT
- * records in the rings keep that list current. */
-#include "record_int.h"
+/* record_filter: see record_filter.h. */
+#include "record_filter.h"
 #include "base/log.h"
 #include "perfdata/perfdata_read.h"
 
@@ -35,7 +33,7 @@ static int open_filtered_one(struct recorder *r, struct opened_event *ev, size_t
 	if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) < 0)
 		what = "set the filter of";
 	else if (ring->fd >= 0 ? ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) < 0
-			       : record_map_ring(r, ring, fd) < 0)
+			       : record_map_ring(ring, fd, r->ring_bytes, r->ncpus) < 0)
 		what = "redirect into its CPU's ring";
 	else if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
 		what = "read the id of";
