@@ -12,19 +12,6 @@
 #define MAX_TIDS_SHOWN	64
 #define MAX_NAMES_SHOWN 12
 
-bool kstacks_frames_have(const struct stack_frame *f, size_t n, const char *name)
-{
-	size_t len = strlen(name);
-	for (size_t i = 0; i < n; i++) {
-		if (!strcmp(f[i].module ? f[i].module : "kernel", name))
-			return true;
-		if (f[i].text && !strncmp(f[i].text, name, len) &&
-		    (f[i].text[len] == '+' || f[i].text[len] == 0))
-			return true;
-	}
-	return false;
-}
-
 /* state and PF_KTHREAD from the task's stat; false when the task is gone. */
 static bool read_stat(pid_t pid, pid_t tid, struct task_stack *t)
 {
@@ -71,7 +58,7 @@ static bool read_task(pid_t pid, pid_t tid, const struct kernel_opts *o, struct 
 		k->stack_note = xstrdup("this kernel has no /proc/<pid>/task/<tid>/stack "
 					"(CONFIG_STACKTRACE)");
 	}
-	if (o->module && !kstacks_frames_have(t->kframes, t->nkframes, o->module)) {
+	if (o->module && !stacks_kframes_have(t->kframes, t->nkframes, o->module)) {
 		stacks_free_frames(t->kframes, t->nkframes);
 		return false;
 	}

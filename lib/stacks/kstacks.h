@@ -43,10 +43,6 @@ struct kernel_opts {
 	const char *module; /* keep tasks with this kernel module or function on the stack */
 };
 
-/* true if a kernel frame is in module `name` ("kernel" for the kernel proper) or in a
- * function of that name. */
-bool kstacks_frames_have(const struct stack_frame *f, size_t n, const char *name);
-
 struct kernel_snapshot *kernel_snapshot_take(const struct kernel_opts *o);
 void kernel_snapshot_free(struct kernel_snapshot *k);
 

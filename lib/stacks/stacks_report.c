@@ -1,8 +1,6 @@
 /* stacks_report: see stacks_report.h. */
 #include "stacks_report.h"
 
-#include "kstacks.h"
-
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +20,22 @@ static bool module_matches(const char *module, const char *name)
 	return !strncmp(base, name, n) && (base[n] == 0 || base[n] == '.');
 }
 
+bool stacks_kframes_have(const struct stack_frame *f, size_t n, const char *name)
+{
+	size_t len = strlen(name);
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(f[i].module ? f[i].module : "kernel", name))
+			return true;
+		if (f[i].text && !strncmp(f[i].text, name, len) &&
+		    (f[i].text[len] == '+' || f[i].text[len] == 0))
+			return true;
+	}
+	return false;
+}
+
 bool stacks_thread_has_module(const struct thread_stack *t, const char *name)
 {
-	if (kstacks_frames_have(t->kframes, t->nkframes, name))
+	if (stacks_kframes_have(t->kframes, t->nkframes, name))
 		return true;
 	for (size_t i = 0; i < t->nuframes; i++)
 		if (module_matches(t->uframes[i].module, name))

@@ -37,6 +37,9 @@ struct stacks_report_opts {
  * matches frames in the kernel proper, a kernel module's name its frames, a kernel function's
  * name the frames in it. */
 bool stacks_thread_has_module(const struct thread_stack *t, const char *name);
+/* true if a kernel frame is in module `name` ("kernel" for the kernel proper) or in a
+ * function of that name (kstacks' -module filter too). */
+bool stacks_kframes_have(const struct stack_frame *f, size_t n, const char *name);
 
 /* Items (threads, tasks) with equal keys, by index. */
 struct stack_group {
