@@ -6,6 +6,7 @@
 #define PC_COLLECT_H
 
 #include "collect_opts.h"
+#include "collect_tracedir.h" /* collect_undo_left_over() */
 
 /* Returns 0 when <outdir>/<name>.trace.zip was written from a clean recording; -1 with a
  * pc_err() line otherwise (no permission, no such process, a write error ...).
@@ -15,11 +16,5 @@
  * died, and the next collect of that name says how to finish it (`perfcollect-c merge
  * <name>.trace`). */
 int collect_run(const struct collect_opts *o);
-
-/* What a collector that died left switched on in a target, from its marker: a .NET runtime
- * asked to write perf maps (line "dotnet-perfmap <pid> <starttime>").  Switches it off again
- * when that very process still runs (same pid and start time); one line per process says
- * what was done.  For merge, which finishes the left-over directory. */
-void collect_undo_left_over(const char *trace_dir);
 
 #endif

@@ -4,7 +4,6 @@
 #include "base/outfile.h"
 #include "base/proc.h"
 #include "base/tracefile.h"
-#include "collect.h"
 #include "dotnet/dotnet_ipc.h"
 
 #include <errno.h>

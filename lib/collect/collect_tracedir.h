@@ -26,4 +26,10 @@ char *tracedir_merge_command(const struct tracedir *td);
 /* Appends a line to the marker. */
 void tracedir_note(const struct tracedir *td, const char *fmt, ...) PC_PRINTF(2, 3);
 
+/* What a collector that died left switched on in a target, from its marker: a .NET runtime
+ * asked to write perf maps (line "dotnet-perfmap <pid> <starttime>").  Switches it off again
+ * when that very process still runs (same pid and start time); one line per process says
+ * what was done.  For merge, which finishes the left-over directory. */
+void collect_undo_left_over(const char *trace_dir);
+
 #endif

@@ -357,7 +357,8 @@ static int parse_event_header(struct nettrace_reader *r)
 		h->stack_id = span_u32(s);
 		h->timestamp = span_u64(s);
 		if (v6) {
-			nettrace_tables_labels_apply(&r->t, span_u32(s), h);
+			nettrace_tables_activity_ids(&r->t, span_u32(s), h->activity_id,
+						     h->related_activity_id);
 		} else {
 			const uint8_t *a = span_take(s, 16), *b = span_take(s, 16);
 			if (a && b) {
@@ -385,8 +386,9 @@ static int parse_event_header(struct nettrace_reader *r)
 		h->timestamp += span_varuint(s, UINT64_MAX);
 		if (v6) {
 			if (f & HF_ACTIVITY_ID)
-				nettrace_tables_labels_apply(
-				    &r->t, (uint32_t)span_varuint(s, UINT32_MAX), h);
+				nettrace_tables_activity_ids(
+				    &r->t, (uint32_t)span_varuint(s, UINT32_MAX), h->activity_id,
+				    h->related_activity_id);
 		} else {
 			const uint8_t *a = f & HF_ACTIVITY_ID ? span_take(s, 16) : NULL;
 			if (a)

@@ -246,18 +246,18 @@ int nettrace_tables_add_labels(struct nettrace_tables *t, const uint8_t *p, size
 	return 0;
 }
 
-void nettrace_tables_labels_apply(const struct nettrace_tables *t, uint32_t id,
-				  struct nettrace_event *ev)
+void nettrace_tables_activity_ids(const struct nettrace_tables *t, uint32_t id,
+				  uint8_t activity[16], uint8_t related[16])
 {
 	uint64_t i;
-	memset(ev->activity_id, 0, 16);
-	memset(ev->related_activity_id, 0, 16);
+	memset(activity, 0, 16);
+	memset(related, 0, 16);
 	if (!id || !map_get(&t->labels, id, &i))
 		return;
 	if (t->label_info[i].has_activity)
-		memcpy(ev->activity_id, t->label_info[i].activity, 16);
+		memcpy(activity, t->label_info[i].activity, 16);
 	if (t->label_info[i].has_related)
-		memcpy(ev->related_activity_id, t->label_info[i].related, 16);
+		memcpy(related, t->label_info[i].related, 16);
 }
 
 uint64_t nettrace_tables_sequence(struct nettrace_tables *t, uint64_t thread, uint32_t seq)

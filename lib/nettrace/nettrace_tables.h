@@ -6,7 +6,7 @@
 #define PC_NETTRACE_TABLES_H
 
 #include "base/hash.h"
-#include "nettrace_read.h"
+#include "nettrace_metadata.h"
 
 /* uint64 -> uint64. */
 struct u64pair {
@@ -73,9 +73,9 @@ int nettrace_tables_remove_threads(struct nettrace_tables *t, const uint8_t *p, 
 int nettrace_tables_add_labels(struct nettrace_tables *t, const uint8_t *p, size_t len);
 void nettrace_tables_thread(const struct nettrace_tables *t, uint64_t index, uint64_t *tid,
 			    uint64_t *pid);
-/* Sets ev's activity ids from label list id (0: none). */
-void nettrace_tables_labels_apply(const struct nettrace_tables *t, uint32_t id,
-				  struct nettrace_event *ev);
+/* The activity ids of label list id (0: none), zeros where the list has none. */
+void nettrace_tables_activity_ids(const struct nettrace_tables *t, uint32_t id,
+				  uint8_t activity[16], uint8_t related[16]);
 
 /* An event's sequence number on its capture thread: returns how many were skipped. */
 uint64_t nettrace_tables_sequence(struct nettrace_tables *t, uint64_t thread, uint32_t seq);

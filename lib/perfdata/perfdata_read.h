@@ -21,6 +21,8 @@
 
 #include "base/util.h"
 #include "perf_abi.h"
+#include "perfdata_features.h" /* struct perfdata_build_id */
+#include "perfdata_sample.h"   /* struct perf_sample, perf_sample_id */
 
 struct perfdata_reader;
 
@@ -29,34 +31,6 @@ struct perfdata_evsel {
 	char *name; /* from HEADER_EVENT_DESC, else derived ("cpu-clock", "sched:...") */
 	uint64_t *ids;
 	size_t nids;
-};
-
-/* A decoded PERF_RECORD_SAMPLE.  Pointers point into the reader's buffer and stay valid
- * until the next perfdata_reader_next(). */
-struct perf_sample {
-	const struct perfdata_evsel *evsel;
-	uint64_t ip;
-	uint32_t pid, tid;
-	uint64_t time;
-	uint64_t addr;
-	uint64_t id;
-	uint32_t cpu;
-	bool has_cpu; /* false when the attr had no PERF_SAMPLE_CPU */
-	bool has_time;
-	uint64_t period;
-	uint64_t nr_callchain;
-	const uint64_t *callchain; /* includes PERF_CONTEXT_* markers as the kernel wrote them */
-	uint32_t raw_size;
-	const void *raw_data; /* PERF_SAMPLE_RAW: tracepoint payload */
-	uint16_t cpumode;     /* header.misc & PERF_RECORD_MISC_CPUMODE_MASK */
-};
-
-/* sample_id_all trailer of non-sample records (pid/tid/time/cpu as available). */
-struct perf_sample_id {
-	uint32_t pid, tid;
-	uint64_t time;
-	uint32_t cpu;
-	bool has_time, has_cpu;
 };
 
 struct perfdata_record {
@@ -96,21 +70,8 @@ bool perfdata_reader_truncated(const struct perfdata_reader *r);
 uint64_t perfdata_reader_data_size(const struct perfdata_reader *r); /* for progress */
 uint64_t perfdata_reader_data_pos(const struct perfdata_reader *r);
 bool perfdata_reader_has_feature(const struct perfdata_reader *r, int feature);
-/* HEADER_BUILD_ID: the build-id of each DSO samples hit (struct in perfdata_write.h). */
-struct perfdata_build_id;
+/* HEADER_BUILD_ID: the build-id of each DSO samples hit. */
 const struct perfdata_build_id *perfdata_reader_build_ids(const struct perfdata_reader *r,
 							  size_t *n);
-
-/* Decode one sample record against the file's attrs (used by the reader itself and by
- * the recorder, which sees the same bytes from the ring buffer). */
-int perfdata_parse_sample(const struct perf_event_attr *attr, const struct perf_event_header *h,
-			  struct perf_sample *s);
-int perfdata_parse_sample_id(const struct perf_event_attr *attr, const struct perf_event_header *h,
-			     struct perf_sample_id *id);
-/* The event id a record carries (PERF_SAMPLE_IDENTIFIER, else PERF_SAMPLE_ID where attr's
- * layout puts it: from the start of a sample, from the end of other records' trailer).
- * -1 when attr gives the record no id. */
-int perfdata_record_id(const struct perf_event_attr *attr, const struct perf_event_header *h,
-		       uint64_t *id);
 
 #endif

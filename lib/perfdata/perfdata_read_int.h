@@ -7,7 +7,6 @@
 
 #include "ordered_events.h"
 #include "perfdata_read.h"
-#include "perfdata_write.h"
 
 struct pd_id {
 	uint64_t id;

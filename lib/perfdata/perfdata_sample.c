@@ -1,7 +1,6 @@
-/* perfdata_sample: decoding PERF_RECORD_SAMPLE bodies and the sample_id_all trailer of other
- * records, in the field order perf_event_open(2) documents.  Every read is checked against
- * the record's own size; the fields after RAW are walked only to validate the record. */
-#include "perfdata_read.h"
+/* perfdata_sample: see perfdata_sample.h.  The fields after RAW are walked only to validate
+ * the record. */
+#include "perfdata_sample.h"
 #include "base/span.h"
 
 #include <string.h>

@@ -26,33 +26,9 @@
 
 #include "base/util.h"
 #include "perf_abi.h"
+#include "perfdata_features.h" /* struct perfdata_meta, perfdata_build_id */
 
 struct perfdata_writer;
-
-/* What the feature sections say about the machine and the run.  Any NULL field is probed
- * from the running system by _finish() (uname, /proc/cpuinfo, sysconf ...). */
-struct perfdata_meta {
-	const char *hostname;
-	const char *osrelease;
-	const char *version; /* "perfcollect-c <ver>" */
-	const char *arch;
-	int argc; /* HEADER_CMDLINE */
-	char *const *argv;
-	int clockid;		  /* HEADER_CLOCKID: clock resolution feature; -1 = none */
-	const void *tracing_data; /* HEADER_TRACING_DATA blob (tracepoints), may be NULL */
-	size_t tracing_data_size;
-};
-
-/* A DSO that samples hit, for the HEADER_BUILD_ID feature. */
-struct perfdata_build_id {
-	int32_t pid; /* ignored: perf keys build-ids by machine, not by process (an entry
-			with pid N goes to a guest machine N, where the host's DSOs never
-			see it), so every entry is written with the host's -1 */
-	bool kernel; /* [kernel.kallsyms] or a module */
-	uint8_t id[20];
-	uint8_t size; /* bytes of id used */
-	const char *filename;
-};
 
 struct perfdata_writer *perfdata_writer_new(const char *path);
 /* name: the event's name as perf shows it ("cpu-clock", "sched:sched_switch"). */

@@ -13,6 +13,7 @@
 #define PC_SYMBOLS_H
 
 #include "machine.h"
+#include "symbols_jit.h" /* enum jit_file_kind */
 #include "symsrv.h"
 
 struct symbolizer;
@@ -85,7 +86,6 @@ struct map_elf {
 bool symbolizer_map_elf(struct symbolizer *s, const struct map *map, struct map_elf *out);
 
 /* JIT side files that were used or looked for, for the archive and the log. */
-enum jit_file_kind { JIT_PERF_MAP, JIT_PERFINFO_MAP, JIT_DUMP };
 void symbolizer_foreach_jit_file(struct symbolizer *s,
 				 void (*fn)(void *arg, uint32_t pid, enum jit_file_kind kind,
 					    const char *found_path /* NULL = missing */,

@@ -17,13 +17,15 @@
 #include "jitdump.h"
 #include "perfinfo.h"
 #include "perfmap.h"
-#include "symbols.h"
 
 #include <sys/types.h>
 
 /* The largest JIT file taken from a process (a perf map or jitdump is a few MB; a long-lived
  * server's jitdump some hundreds). */
 #define JIT_FILE_MAX (4ull << 30)
+
+/* The JIT side files of a process. */
+enum jit_file_kind { JIT_PERF_MAP, JIT_PERFINFO_MAP, JIT_DUMP };
 
 /* Where a JIT file was read from, to open the very same file again for the archive. */
 struct jit_src {

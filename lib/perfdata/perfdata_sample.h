@@ -1,0 +1,52 @@
+/* perfdata_sample: decoding PERF_RECORD_SAMPLE bodies and the sample_id_all trailer of other
+ * records against their event's attr, in the field order perf_event_open(2) documents; every
+ * read is checked against the record's own size.  The reader decodes files with it, the
+ * recorder the same bytes from the ring buffer. */
+#ifndef PC_PERFDATA_SAMPLE_H
+#define PC_PERFDATA_SAMPLE_H
+
+#include "base/util.h"
+#include "perf_abi.h"
+
+struct perfdata_evsel;
+
+/* A decoded PERF_RECORD_SAMPLE.  Pointers point into the record (from the reader: valid until
+ * the next perfdata_reader_next()); evsel is set by the reader. */
+struct perf_sample {
+	const struct perfdata_evsel *evsel;
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t addr;
+	uint64_t id;
+	uint32_t cpu;
+	bool has_cpu; /* false when the attr had no PERF_SAMPLE_CPU */
+	bool has_time;
+	uint64_t period;
+	uint64_t nr_callchain;
+	const uint64_t *callchain; /* includes PERF_CONTEXT_* markers as the kernel wrote them */
+	uint32_t raw_size;
+	const void *raw_data; /* PERF_SAMPLE_RAW: tracepoint payload */
+	uint16_t cpumode;     /* header.misc & PERF_RECORD_MISC_CPUMODE_MASK */
+};
+
+/* sample_id_all trailer of non-sample records (pid/tid/time/cpu as available). */
+struct perf_sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu;
+	bool has_time, has_cpu;
+};
+
+/* Decode one sample record against its event's attr. */
+int perfdata_parse_sample(const struct perf_event_attr *attr, const struct perf_event_header *h,
+			  struct perf_sample *s);
+int perfdata_parse_sample_id(const struct perf_event_attr *attr, const struct perf_event_header *h,
+			     struct perf_sample_id *id);
+/* The event id a record carries (PERF_SAMPLE_IDENTIFIER, else PERF_SAMPLE_ID where attr's
+ * layout puts it: from the start of a sample, from the end of other records' trailer).
+ * -1 when attr gives the record no id. */
+int perfdata_record_id(const struct perf_event_attr *attr, const struct perf_event_header *h,
+		       uint64_t *id);
+
+#endif
