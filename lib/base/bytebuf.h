@@ -9,7 +9,7 @@
 #ifndef PC_BYTEBUF_H
 #define PC_BYTEBUF_H
 
-#include "base/util.h"
+#include "util.h"
 
 #include <string.h>
 

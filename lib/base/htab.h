@@ -25,7 +25,7 @@
 #ifndef PC_HTAB_H
 #define PC_HTAB_H
 
-#include "base/util.h"
+#include "util.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -5,8 +5,8 @@
 #ifndef PC_UTF16_H
 #define PC_UTF16_H
 
-#include "base/bytebuf.h"
-#include "base/span.h"
+#include "bytebuf.h"
+#include "span.h"
 
 /* Appends s as UTF-16LE units to b, without a terminator; *units gets how many (a character
  * above U+FFFF takes two).  -1 with pc_err() naming the byte when s is not valid UTF-8; b is

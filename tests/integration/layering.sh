@@ -1,58 +1,83 @@
 #!/usr/bin/env bash
-# lib/ is one folder per pipeline stage; a stage includes only the stages below it (the
-# table in lib/README.md), and every stage folder says what it does in a README.md; cmd/
-# includes lib's stages and lib never includes cmd; a primitive's job is done by its module
-# alone (the vocabulary list at the end).
+# lib/ is one folder per pipeline stage and cmd/ sits on top of it.  lib/README.md's table
+# says which stages each one (and cmd/) includes, and it is exact: a stage includes only the
+# stages its row names, and every stage its row names it does include; lib never includes
+# cmd.  The stages form no circle, nor do the modules (.c files) within a stage
+# (layering_cycles.py reads their includes and calls); every stage folder says what it does
+# in a README.md; a primitive's job is done by its module alone (the vocabulary list at the
+# end).
 . "$(dirname "$0")/lib.sh"
+need_cmd python3
 lib=$TEST_SRCDIR/../lib
-# stage: the stages it may include (besides itself)
-declare -A below=(
-	[base]=""
-	[perfdata]="base"
-	[record]="base perfdata"
-	[symbols]="base perfdata"
-	[nettrace]="base"
-	[dotnet]="base perfdata symbols nettrace"
-	[postprocess]="base perfdata record symbols nettrace dotnet"
-	[report]="base perfdata symbols nettrace dotnet"
-	[stacks]="base perfdata symbols nettrace dotnet"
-	# a collection, on top: no stage includes it
-	[collect]="base perfdata record symbols nettrace dotnet postprocess report stacks"
-)
+cmd=$TEST_SRCDIR/../cmd
+# The table's rows: | `stage/` ... | takes in | gives out | stage, stage ... (or —) |
+declare -A allowed=()
+while IFS='|' read -r _ name _ _ may _; do
+	stage=$(echo "$name" | sed 's/^[^`]*`\([a-z]*\)\/`.*/\1/')
+	may=$(echo "$may" | tr ',' ' ' | tr -s ' ')
+	[ "$(echo $may)" = "—" ] && may=""
+	allowed[$stage]=" $(echo $may) "
+done < <(grep -E '^\| `[a-z]+/`' "$lib/README.md")
+[ ${#allowed[@]} -gt 0 ] || fail "lib/README.md has no table of stages"
+
+# check_includes NAME DIR: DIR's includes of other stages are exactly NAME's row; a bare
+# include names a header of DIR itself.
+check_includes() {
+	local stage=$1 dir=$2 file inc up
+	declare -A used=()
+	while IFS=: read -r file inc; do
+		up=${inc%%/*}
+		[ "$up" = "$stage" ] && { fail "${file#$dir/../} includes \"$inc\": a header of its own stage is included bare"; continue; }
+		used[$up]=1
+		case "${allowed[$stage]}" in *" $up "*) ;; *)
+			fail "${file#$dir/../} includes $inc: lib/README.md does not let $stage include $up" ;;
+		esac
+	done < <(grep -o '^#include "[a-z_]*/[^"]*"' "$dir"/*.[ch] | sed 's/#include "//;s/"$//')
+	for up in ${allowed[$stage]}; do
+		[ -n "${used[$up]+x}" ] ||
+			fail "lib/README.md lets $stage include $up, which it never does: take $up out of its row"
+	done
+	while IFS=: read -r file inc; do
+		[ -f "$dir/$inc" ] || fail "${file#$dir/../} includes \"$inc\", which is not in $stage/ (use \"stage/$inc\")"
+	done < <(grep -o '^#include "[a-z_]*\.h"' "$dir"/*.[ch] | sed 's/#include "//;s/"$//')
+}
+
 for dir in "$lib"/*/; do
 	stage=$(basename "$dir")
 	ls "$dir"*.c >/dev/null 2>&1 || continue # a stage still being written
-	[ -n "${below[$stage]+x}" ] || { fail "lib/$stage/ is not a known stage: add it to lib/README.md and this test"; continue; }
+	[ -n "${allowed[$stage]+x}" ] || { fail "lib/$stage/ is not a known stage: add its row to lib/README.md"; continue; }
 	[ -s "$dir/README.md" ] || fail "lib/$stage/ has no README.md"
-	while IFS=: read -r file inc; do
-		up=${inc%%/*}
-		case " ${below[$stage]} " in *" $up "*) ;; *)
-			fail "${file#$lib/} includes $inc: $stage must not include $up (lib/README.md)" ;;
-		esac
-	done < <(grep -o '#include "[a-z_]*/[^"]*"' "$dir"*.[ch] | sed 's/#include "//;s/"$//')
-	# a bare include names a header of the same stage
-	while IFS=: read -r file inc; do
-		[ -f "$dir/$inc" ] || fail "${file#$lib/} includes \"$inc\", which is not in lib/$stage/ (use \"stage/$inc\")"
-	done < <(grep -o '#include "[a-z_]*\.h"' "$dir"*.[ch] | sed 's/#include "//;s/"$//')
+	check_includes "$stage" "${dir%/}"
+done
+for stage in "${!allowed[@]}"; do
+	[ -d "$lib/$stage" ] || [ "$stage" = cmd ] || fail "lib/README.md has a row for $stage, which is no folder of lib/"
 done
 loose=$(cd "$lib" && ls *.[ch] 2>/dev/null)
 [ -z "$loose" ] || fail "modules loose in lib/ (move each into its stage): $loose"
 
-# cmd/, one thin file per command, sits on top of lib/: it may include any stage (by its
-# name, "stage/x.h") and its own headers (bare); no lib/ file includes it.
-cmd=$TEST_SRCDIR/../cmd
-while IFS=: read -r file inc; do
-	[ -n "${below[${inc%%/*}]+x}" ] || fail "${file#$cmd/../} includes $inc: cmd/ includes lib stages (lib/README.md) and its own headers"
-done < <(grep -o '#include "[a-z_]*/[^"]*"' "$cmd"/*.[ch] | sed 's/#include "//;s/"$//')
-while IFS=: read -r file inc; do
-	[ -f "$cmd/$inc" ] || fail "${file#$cmd/../} includes \"$inc\", which is not in cmd/"
-done < <(grep -o '#include "[a-z_]*\.h"' "$cmd"/*.[ch] | sed 's/#include "//;s/"$//')
+# cmd/, one thin file per command, sits on top of lib/: its row says which stages it
+# includes (by their name, "stage/x.h"), its own headers are included bare; no lib/ file
+# includes it.
+[ -n "${allowed[cmd]+x}" ] || fail "lib/README.md has no row for cmd/"
+check_includes cmd "$cmd"
 for h in "$cmd"/*.h; do
 	n=$(basename "$h")
 	grep -l "#include \"\(cmd/\)\?$n\"" "$lib"/*/*.[ch] 2>/dev/null | while read -r f; do
 		echo "FAIL: lib/${f#$lib/} includes cmd/'s $n: lib never includes cmd"
 	done
 done | { out=$(cat); [ -z "$out" ] || { echo "$out"; exit 1; }; } || fails=$((fails + 1))
+
+# The stages, one way: tsort finds a loop in the table's pairs.
+pairs=$(for s in "${!allowed[@]}"; do for up in ${allowed[$s]}; do echo "$up $s"; done; done)
+if ! echo "$pairs" | tsort >/dev/null 2>"$T/tsort.err"; then
+	fail "lib/README.md's stages include each other in a circle: $(tr '\n' ' ' <"$T/tsort.err")"
+fi
+
+# The modules of each stage, one way.
+if ! python3 "$TEST_SRCDIR/integration/layering_cycles.py" "$lib" >"$T/cycles.out"; then
+	cat "$T/cycles.out"
+	fail "modules of a stage call or include each other in a circle (above)"
+fi
 
 # One vocabulary per job: each job below has one module in lib/; a new copy of it elsewhere
 # (a parser of /proc/PID/maps, another temp-and-rename ...) fails here.  Each rule: the
@@ -92,5 +117,5 @@ for rule in "${vocabulary[@]}"; do
 		fail "$rel:$(cut -d: -f2 <<<"$hit") $why"
 	done < <(grep -nE "$re" "$lib"/*/*.c "$cmd"/*.c)
 done
-[ "$fails" -eq 0 ] && pass "every lib/ stage includes only the stages below it, cmd/ only lib stages, each job has one module"
+[ "$fails" -eq 0 ] && pass "every lib/ stage and cmd/ include exactly the stages lib/README.md names, no stage or module is in a circle, each job has one module"
 finish
