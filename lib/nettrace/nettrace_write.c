@@ -241,18 +241,18 @@ static int put_type(struct bytebuf *b, const struct nettrace_field_type *t, int 
 		return pc_err("NetTrace metadata: types nested too deep");
 	bytebuf_u8(b, t->code);
 	switch (t->code) {
-	case NETTRACE_T_ARRAY:
-	case NETTRACE_T_FIXED_ARRAY:
-	case NETTRACE_T_RELLOC:
-	case NETTRACE_T_DATALOC:
+	case NETTRACE_ARRAY:
+	case NETTRACE_FIXED_ARRAY:
+	case NETTRACE_RELLOC:
+	case NETTRACE_DATALOC:
 		if (!t->element)
 			return pc_err("NetTrace metadata: an array type without its element type");
 		if (put_type(b, t->element, depth + 1) < 0)
 			return -1;
-		if (t->code == NETTRACE_T_FIXED_ARRAY)
+		if (t->code == NETTRACE_FIXED_ARRAY)
 			bytebuf_u16(b, t->count);
 		return 0;
-	case NETTRACE_T_OBJECT:
+	case NETTRACE_OBJECT:
 		return put_fields(b, t->fields, t->nfields, depth + 1);
 	default:
 		return 0;

@@ -24,38 +24,11 @@
 
 #include "base/util.h"
 #include "base/bytebuf.h"
-
-/* Field type codes of the metadata (the format's TypeCode). */
-enum nettrace_typecode {
-	NETTRACE_T_OBJECT = 1,
-	NETTRACE_T_BOOL32 = 3,
-	NETTRACE_T_UTF16_CHAR = 4,
-	NETTRACE_T_SBYTE = 5,
-	NETTRACE_T_BYTE = 6,
-	NETTRACE_T_INT16 = 7,
-	NETTRACE_T_UINT16 = 8,
-	NETTRACE_T_INT32 = 9,
-	NETTRACE_T_UINT32 = 10,
-	NETTRACE_T_INT64 = 11,
-	NETTRACE_T_UINT64 = 12,
-	NETTRACE_T_SINGLE = 13,
-	NETTRACE_T_DOUBLE = 14,
-	NETTRACE_T_DATETIME = 16,
-	NETTRACE_T_GUID = 17,
-	NETTRACE_T_UTF16Z = 18, /* NUL-terminated UTF-16 string */
-	NETTRACE_T_ARRAY = 19,	/* uint16 count, then the elements */
-	NETTRACE_T_VARINT = 20,
-	NETTRACE_T_VARUINT = 21,
-	NETTRACE_T_FIXED_ARRAY = 22,
-	NETTRACE_T_UTF8_CHAR = 23,
-	NETTRACE_T_RELLOC = 24,
-	NETTRACE_T_DATALOC = 25,
-	NETTRACE_T_BOOL8 = 26,
-};
+#include "nettrace_metadata.h" /* enum nettrace_type: the field type codes */
 
 struct nettrace_field_desc;
 struct nettrace_field_type {
-	uint8_t code;				   /* enum nettrace_typecode */
+	uint8_t code;				   /* enum nettrace_type */
 	const struct nettrace_field_type *element; /* ARRAY, FIXED_ARRAY, RELLOC, DATALOC */
 	uint16_t count;				   /* FIXED_ARRAY */
 	const struct nettrace_field_desc *fields;  /* OBJECT */

@@ -40,15 +40,15 @@ static const uint8_t EVENTS_GUID[16] = {0x63, 0x5d, 0x5e, 0xbc, 0x99, 0x97, 0x73
 					0x33, 0xd9, 0xfb, 0xa8, 0x31, 0x6c, 0xef, 0x71};
 
 /* Field types as initializers (a const object is no constant expression in C). */
-static const struct nettrace_field_type UTF8_CHAR = {.code = NETTRACE_T_UTF8_CHAR};
+static const struct nettrace_field_type UTF8_CHAR = {.code = NETTRACE_UTF8_CHAR};
 #define VARUINT                                                                                    \
 	{                                                                                          \
-		.code = NETTRACE_T_VARUINT                                                         \
+		.code = NETTRACE_VARUINT                                                           \
 	}
 /* A uint16 count of UTF-8 bytes: the Universal providers' strings. */
 #define STRING                                                                                     \
 	{                                                                                          \
-		.code = NETTRACE_T_ARRAY, .element = &UTF8_CHAR                                    \
+		.code = NETTRACE_ARRAY, .element = &UTF8_CHAR                                      \
 	}
 
 static const struct nettrace_field_desc PROCESS_FIELDS[] = {

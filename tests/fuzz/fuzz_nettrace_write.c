@@ -37,21 +37,21 @@ static char *take_name(struct in *in, char *buf, size_t cap)
 }
 
 /* Field lists to pick from: scalars, strings, arrays, nested objects. */
-static const struct nettrace_field_type T_U32 = {.code = NETTRACE_T_UINT32};
-static const struct nettrace_field_type T_U8 = {.code = NETTRACE_T_UTF8_CHAR};
-static const struct nettrace_field_type T_STR = {.code = NETTRACE_T_UTF16Z};
+static const struct nettrace_field_type T_U32 = {.code = NETTRACE_UINT32};
+static const struct nettrace_field_type T_U8 = {.code = NETTRACE_UTF8_CHAR};
+static const struct nettrace_field_type T_STR = {.code = NETTRACE_UTF16_STRING};
 static const struct nettrace_field_desc INNER[] = {
-    {"A", {.code = NETTRACE_T_INT64}},
-    {"B", {.code = NETTRACE_T_ARRAY, .element = &T_U8}},
+    {"A", {.code = NETTRACE_INT64}},
+    {"B", {.code = NETTRACE_ARRAY, .element = &T_U8}},
 };
 static const struct nettrace_field_desc FIELDS[] = {
-    {"Count", {.code = NETTRACE_T_UINT32}},
-    {"Name", {.code = NETTRACE_T_UTF16Z}},
-    {"Ids", {.code = NETTRACE_T_ARRAY, .element = &T_U32}},
-    {"Fixed", {.code = NETTRACE_T_FIXED_ARRAY, .element = &T_STR, .count = 3}},
-    {"Obj", {.code = NETTRACE_T_OBJECT, .fields = INNER, .nfields = 2}},
-    {"Guid", {.code = NETTRACE_T_GUID}},
-    {"V", {.code = NETTRACE_T_VARUINT}},
+    {"Count", {.code = NETTRACE_UINT32}},
+    {"Name", {.code = NETTRACE_UTF16_STRING}},
+    {"Ids", {.code = NETTRACE_ARRAY, .element = &T_U32}},
+    {"Fixed", {.code = NETTRACE_FIXED_ARRAY, .element = &T_STR, .count = 3}},
+    {"Obj", {.code = NETTRACE_OBJECT, .fields = INNER, .nfields = 2}},
+    {"Guid", {.code = NETTRACE_GUID}},
+    {"V", {.code = NETTRACE_VARUINT}},
 };
 
 struct meta_model {

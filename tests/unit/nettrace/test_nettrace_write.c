@@ -247,7 +247,7 @@ static uint8_t *slurp(int fd, size_t *len)
 	return buf;
 }
 
-static const struct nettrace_field_type VARUINT = {.code = NETTRACE_T_VARUINT};
+static const struct nettrace_field_type VARUINT = {.code = NETTRACE_VARUINT};
 
 static void test_file(void)
 {
