@@ -317,7 +317,7 @@ size_t dotnet_ipc_reply_header(const unsigned char *hdr, const char *what)
 		pc_err("%s: the answer does not start with %s", what, IPC_MAGIC);
 		return SIZE_MAX;
 	}
-	size_t size = hdr[14] | (size_t)hdr[15] << 8;
+	size_t size = load_le16(hdr + 14);
 	if (size < IPC_HEADER_LEN) {
 		pc_err("%s: the answer's size %zu is smaller than its header", what, size);
 		return SIZE_MAX;
@@ -434,17 +434,15 @@ static unsigned char *raw_message(uint8_t cmdset, uint8_t cmdid, const void *pay
 		       payload_len);
 		return NULL;
 	}
-	*len = IPC_HEADER_LEN + payload_len;
-	unsigned char *msg = xmalloc(*len);
-	memcpy(msg, IPC_MAGIC, IPC_MAGIC_LEN);
-	msg[14] = *len & 0xff;
-	msg[15] = (*len >> 8) & 0xff;
-	msg[16] = cmdset;
-	msg[17] = cmdid;
-	msg[18] = msg[19] = 0;
-	if (payload_len)
-		memcpy(msg + IPC_HEADER_LEN, payload, payload_len);
-	return msg;
+	struct bytebuf msg = {0};
+	bytebuf_bytes(&msg, IPC_MAGIC, IPC_MAGIC_LEN);
+	bytebuf_u16(&msg, (uint16_t)(IPC_HEADER_LEN + payload_len));
+	bytebuf_u8(&msg, cmdset);
+	bytebuf_u8(&msg, cmdid);
+	bytebuf_u16(&msg, 0); /* reserved */
+	bytebuf_bytes(&msg, payload, payload_len);
+	*len = msg.len;
+	return msg.data;
 }
 
 int dotnet_ipc_call(pid_t pid, uint8_t cmdset, uint8_t cmdid, const void *payload,

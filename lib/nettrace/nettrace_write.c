@@ -229,8 +229,7 @@ static int put_fields(struct bytebuf *b, const struct nettrace_field_desc *f, ui
 		size_t size = b->len - at - 2;
 		if (size > 0xffff)
 			return pc_err("NetTrace metadata: field %s is too large", f[i].name);
-		b->data[at] = (uint8_t)size;
-		b->data[at + 1] = (uint8_t)(size >> 8);
+		bytebuf_patch_le(b, at, size, 2);
 	}
 	return 0;
 }
@@ -308,8 +307,7 @@ uint32_t nettrace_writer_add_metadata(struct nettrace_writer *w,
 		pc_err("NetTrace metadata for %s/%s is too large", d->provider, d->name);
 		return 0;
 	}
-	b->data[at] = (uint8_t)opt;
-	b->data[at + 1] = (uint8_t)(opt >> 8);
+	bytebuf_patch_le(b, at, opt, 2);
 	if (!w->meta.len)
 		bytebuf_u16(&w->meta, 0); /* the block's HeaderSize */
 	bytebuf_u16(&w->meta, (uint16_t)b->len);

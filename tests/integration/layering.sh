@@ -80,7 +80,8 @@ if ! python3 "$TEST_SRCDIR/integration/layering_cycles.py" "$lib" >"$T/cycles.ou
 fi
 
 # One vocabulary per job: each job below has one module in lib/; a new copy of it elsewhere
-# (a parser of /proc/PID/maps, another temp-and-rename ...) fails here.  Each rule: the
+# (a parser of /proc/PID/maps, another temp-and-rename, a hand-written hash table ...) fails
+# here; tests keep their own decoders (an oracle written apart).  Each rule: the
 # modules that own the job (files or stage folders ending in /, space-separated), an
 # extended regular expression of what only they may do, and why.
 vocabulary=(
@@ -95,6 +96,13 @@ vocabulary=(
 	"record/tracefs.c|\\bmount\\(|/sys/kernel/(debug/)?tracing\"|looks for tracefs: use record/tracefs.h"
 	"record/|SYS_perf_event_open|opens a perf event: use record/record.h (recorder_probe_event() to ask whether one opens)"
 	"base/util.c base/tracefile.c|\\block_dir\\(|claims a trace directory: use tracedir_claim() (base/tracefile.h)"
+	"base/htab.h|\\+ 1\\) & (\\(|mask)|probes an open-addressing table by hand: use base/htab.h (every table is an instance of it)"
+	"base/hash.h|0x9[eE]3779[bB]9|0xff51afd7|2166136261|16777619|mixes a hash: use base/hash.h (hash_mix, hash_two, hash_bytes)"
+	"base/span.h|& 0x7f\\) <<|decodes LEB128 by hand: use span_varuint() (base/span.h)"
+	"base/bytebuf.h|>>= 7;|encodes LEB128 by hand: use bytebuf_varuint() or varuint_encode() (base/bytebuf.h)"
+	"base/span.h|\\[[0-9a-z +]*\\] << (8|16|24)|assembles a little-endian integer by hand: use load_le16/32/64() or a span (base/span.h)"
+	"base/utf16.c|0x[dD]800|0x[dD][cC]00|handles UTF-16 surrogates: use base/utf16.h"
+	"base/search.h|lo \\+ \\(?hi - lo\\)? / 2|\\(lo \\+ hi\\) / 2|writes a binary search: use LOWER_BOUND (base/search.h)"
 )
 for rule in "${vocabulary[@]}"; do
 	owner=${rule%%|*}
