@@ -114,8 +114,65 @@ static int set_value(const char *cmd, const struct cli_opt *o, const char *val)
 	return -1;
 }
 
-int cli_parse(const char *cmd, const struct cli_opt *opts, int argc, char **argv, const char **pos,
-	      int max_pos, int *npos, bool *help)
+/* Every option of perfcollect's parser (ProcessArguments): its name, and whether it takes
+ * the next word as its value. */
+static const struct {
+	const char *name;
+	bool value;
+} perfcollect_opts[] = {
+    {"pid", true},	  {"processfilter", true}, {"graphtype", true}, {"threadtime", false},
+    {"offcpu", false},	  {"system", false},	   {"hwevents", false}, {"perfopt", true},
+    {"viewer", true},	  {"nolttng", false},	   {"noperf", false},	{"gccollectonly", false},
+    {"gconly", false},	  {"gcwithheap", false},   {"events", true},	{"rawevents", true},
+    {"collectsec", true}, {"buffersize", true},
+};
+
+struct notes {
+	char **line;
+	size_t n, cap;
+};
+
+static void note(struct notes *ns, char *line)
+{
+	grow_array((void **)&ns->line, &ns->cap, ns->n + 1, sizeof(*ns->line));
+	ns->line[ns->n++] = line;
+}
+
+/* One of perfcollect's options that this verb does not use: taken as perfcollect took it. */
+static int take_ignored(const char *cmd, const char *name, size_t len, int argc, char **argv,
+			int *i, struct notes *ns)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(perfcollect_opts); k++) {
+		const char *pn = perfcollect_opts[k].name;
+		if (strlen(pn) != len || strncasecmp(pn, name, len))
+			continue;
+		const char *val = NULL;
+		if (name[len] == '=')
+			val = name + len + 1;
+		else if (perfcollect_opts[k].value && *i + 1 < argc)
+			val = argv[++*i];
+		else if (perfcollect_opts[k].value) {
+			fprintf(stderr, "perfcollect-c %s: -%s needs a value\n", cmd, pn);
+			return -1;
+		}
+		/* perfcollect refused a viewer other than these on every verb. */
+		if (!strcmp(pn, "viewer") && strcasecmp(val, "perf") && strcasecmp(val, "lttng")) {
+			fprintf(stderr,
+				"perfcollect-c %s: -viewer is perf or lttng (as perfcollect's), "
+				"not '%s'\n",
+				cmd, val);
+			return -1;
+		}
+		note(ns, xasprintf("-%s%s%s: ignored: %s does not use it (perfcollect's %s took it "
+				   "and ignored it too)",
+				   pn, val ? " " : "", val ? val : "", cmd, cmd));
+		return 1;
+	}
+	return 0;
+}
+
+static int parse(const char *cmd, const struct cli_opt *opts, int argc, char **argv,
+		 const char **pos, int max_pos, int *npos, bool *help, struct notes *ns)
 {
 	*npos = 0;
 	*help = false;
@@ -143,6 +200,11 @@ int cli_parse(const char *cmd, const struct cli_opt *opts, int argc, char **argv
 		size_t len = strcspn(name, "=");
 		const struct cli_opt *o = find_opt(opts, name, len);
 		if (!o) {
+			int t = ns ? take_ignored(cmd, name, len, argc, argv, &i, ns) : 0;
+			if (t < 0)
+				return -1;
+			if (t > 0)
+				continue;
 			unknown(cmd, opts, w);
 			return -1;
 		}
@@ -166,6 +228,28 @@ int cli_parse(const char *cmd, const struct cli_opt *opts, int argc, char **argv
 			return -1;
 	}
 	return 0;
+}
+
+int cli_parse(const char *cmd, const struct cli_opt *opts, int argc, char **argv, const char **pos,
+	      int max_pos, int *npos, bool *help)
+{
+	return parse(cmd, opts, argc, argv, pos, max_pos, npos, help, NULL);
+}
+
+int cli_parse_perfcollect(const char *cmd, const struct cli_opt *opts, int argc, char **argv,
+			  const char **pos, int max_pos, int *npos, bool *help)
+{
+	struct notes ns = {0};
+	int rc = parse(cmd, opts, argc, argv, pos, max_pos, npos, help, &ns);
+	const struct cli_opt *v = find_opt(opts, "verbose", strlen("verbose"));
+	bool verbose = v && v->kind == CLI_FLAG && *(bool *)v->dest;
+	for (size_t i = 0; i < ns.n; i++) {
+		if (rc == 0 && verbose && !*help)
+			fprintf(stderr, "perfcollect-c %s: %s\n", cmd, ns.line[i]);
+		free(ns.line[i]);
+	}
+	free(ns.line);
+	return rc;
 }
 
 void cli_print_options(FILE *f, const struct cli_opt *opts)

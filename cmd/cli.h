@@ -53,4 +53,21 @@ struct cli_symbols {
 /* clang-format on */
 int cli_symbols_opts(const char *cmd, struct cli_symbols *sc, struct symsrv_opts *out);
 
+/* cli_parse() for perfcollect's own verbs (collect, start, stop, view), on each of which
+ * its parser (ProcessArguments in perfcollect) took every one of its options with its
+ * value, whether the verb used it or not: an option of perfcollect's that opts lacks is
+ * taken with its value and ignored (-viewer's value checked as perfcollect did: perf or
+ * lttng); our own options stay refused where they mean nothing.  When opts' "verbose" flag
+ * was given (-v), each option ignored is said on stderr (the verb says where its own
+ * options differ from perfcollect's). */
+int cli_parse_perfcollect(const char *cmd, const struct cli_opt *opts, int argc, char **argv,
+			  const char **pos, int max_pos, int *npos, bool *help);
+/* -v, -verbose: an entry of a perfcollect verb's table. */
+#define CLI_VERBOSE(dest)                                                                          \
+	{                                                                                          \
+		"verbose", 'v', CLI_FLAG, (dest), NULL,                                            \
+		    "say which of perfcollect's options this command ignores, and where it "       \
+		    "differs"                                                                      \
+	}
+
 #endif

@@ -6,6 +6,9 @@
 #include "commands.h"
 #include "dotnet/eventpipe_events.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,11 +16,14 @@
 static void usage(FILE *f, const char *cmd, const struct cli_opt *opts)
 {
 	if (!strcmp(cmd, "start"))
-		fprintf(f, "usage: perfcollect-c start <name> [collect options]\n\n"
-			   "Records as 'collect' does, in the background: returns once recording "
-			   "runs.\n'perfcollect-c stop <name>' (from any shell) ends it and writes "
-			   "<name>.trace.zip.\nIts state and output are kept beside the zip in "
-			   "<name>.trace.state and\n<name>.trace.out until then.\n\noptions:\n");
+		fprintf(f,
+			"usage: perfcollect-c start <name> [collect options]\n\n"
+			"Records as 'collect' does, in the background: returns once recording "
+			"runs.\n'perfcollect-c stop <name>' (or 'stop' alone while it is the only "
+			"one), from any shell\nand any directory, ends it and writes "
+			"<name>.trace.zip where start said (-o DIR, else\nthe directory start ran "
+			"in).  The collection is registered in /run/perfcollect-c (root),\nelse in "
+			"$XDG_RUNTIME_DIR/perfcollect-c, until then.\n\noptions:\n");
 	else
 		fprintf(
 		    f, "usage: perfcollect-c collect <name> [options]\n\n"
@@ -36,6 +42,10 @@ static void usage(FILE *f, const char *cmd, const struct cli_opt *opts)
 		       "record no CPU samples); -providers adds\nany EventSource; -nodotnetevents "
 		       "turns them off.\n\noptions:\n");
 	cli_print_options(f, opts);
+	fprintf(f,
+		"\nperfcollect's view options (-processfilter, -graphtype, -viewer perf|lttng, "
+		"-perfopt)\nare accepted and ignored, as perfcollect's %s did; -v says so.\n",
+		cmd);
 }
 
 /* -buffersize as perfcollect passes it to perf's --mmap-pages: a bare number counts pages,
@@ -55,18 +65,43 @@ static int parse_buffersize(const char *s, uint64_t *bytes)
 	return 0;
 }
 
+/* -collectsec as perfcollect hands it to sleep(1): seconds, fractions allowed, or with
+ * sleep's suffix s, m, h or d. */
+static int parse_collectsec(const char *s, double *secs)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	static const struct {
+		char unit;
+		double secs;
+	} units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
+	double mul = *end ? 0 : 1;
+	for (size_t i = 0; i < ARRAY_SIZE(units) && *end; i++)
+		if (tolower((unsigned char)*end) == units[i].unit && !end[1])
+			mul = units[i].secs;
+	if (errno || end == s || !mul || !isfinite(v) || v < 0)
+		return pc_err("'%s' is not a duration: seconds (10, 0.5) or with s, m, h or d "
+			      "(2m), as perfcollect's sleep takes it",
+			      s);
+	*secs = v * mul;
+	return 0;
+}
+
 static int collect_command(const char *cmd, int argc, char **argv, struct cli_symbols *sym)
 {
 	struct collect_opts o = {.pid = -1};
-	const char *outdir = NULL, *buffersize = NULL, *format = NULL;
+	const char *outdir = NULL, *buffersize = NULL, *format = NULL, *collectsec = NULL,
+		   *pid = NULL;
+	bool verbose = false;
 	struct dotnet_events_opts eo = {.set = DOTNET_EVENTS_DEFAULT};
 	bool nolttng = false, noperf = false, gccollectonly = false, gconly = false,
 	     gcwithheap = false, nodotnetevents = false;
 	const struct cli_opt opts[] = {
-	    {"pid", 0, CLI_INT, &o.pid, "N",
+	    {"pid", 0, CLI_STR, &pid, "N",
 	     "record process N and all its threads, present and future (default: all CPUs)"},
-	    {"collectsec", 0, CLI_DOUBLE, &o.collectsec, "N",
-	     "stop after N seconds (fractions allowed: 0.5)"},
+	    {"collectsec", 0, CLI_STR, &collectsec, "N",
+	     "stop after N seconds (fractions allowed: 0.5; or 2m, 1h, as sleep takes them)"},
 	    {"freq", 'F', CLI_INT, &o.freq, "N",
 	     "samples per second (perf's -F; default 1000, as perfcollect)"},
 	    {"buffersize", 0, CLI_STR, &buffersize, "N|SIZE",
@@ -105,12 +140,13 @@ static int collect_command(const char *cmd, int argc, char **argv, struct cli_sy
 	     "no .NET runtime events (perfcollect took them from LTTng)"},
 	    {"noperf", 0, CLI_FLAG, &noperf, NULL, "no CPU samples: .NET runtime events only"},
 	    CLI_SYMBOL_OPTS(sym, "5"),
+	    CLI_VERBOSE(&verbose),
 	    {NULL, 0, 0, NULL, NULL, NULL},
 	};
 	const char *pos[1];
 	int npos;
 	bool help;
-	int prc = cli_parse(cmd, opts, argc, argv, pos, 1, &npos, &help);
+	int prc = cli_parse_perfcollect(cmd, opts, argc, argv, pos, 1, &npos, &help);
 	if (prc == 0 && !help && cli_symbols_opts(cmd, sym, &o.symsrv) < 0)
 		prc = -1;
 	if (prc < 0)
@@ -127,13 +163,28 @@ static int collect_command(const char *cmd, int argc, char **argv, struct cli_sy
 		return 2;
 	}
 	if (format && output_format_parse(format, &o.format) < 0) {
-		fprintf(stderr, "perfcollect-c collect: %s\n", pc_strerror());
+		fprintf(stderr, "perfcollect-c %s: %s\n", cmd, pc_strerror());
 		return 2;
 	}
-	if (o.pid == 0) {
-		fprintf(stderr, "perfcollect-c %s: -pid needs a process id > 0\n", cmd);
+	if (pid && strchr(pid, ',')) {
+		fprintf(stderr,
+			"perfcollect-c %s: -pid takes one process (perfcollect handed a list on "
+			"to perf): record all CPUs and keep each with 'view -pid N'\n",
+			cmd);
 		return 2;
 	}
+	if (pid && parse_int(pid, 1, INT32_MAX, &o.pid) < 0) {
+		fprintf(stderr, "perfcollect-c %s: -pid needs a process id > 0, not '%s'\n", cmd,
+			pid);
+		return 2;
+	}
+	if (collectsec && parse_collectsec(collectsec, &o.collectsec) < 0) {
+		fprintf(stderr, "perfcollect-c %s: -collectsec: %s\n", cmd, pc_strerror());
+		return 2;
+	}
+	if (verbose && !strcmp(cmd, "start"))
+		fprintf(stderr, "perfcollect-c start: records what collect records (perfcollect's "
+				"start recorded its LTTng events only, no CPU samples)\n");
 	if (buffersize && parse_buffersize(buffersize, &o.buffersize) < 0) {
 		fprintf(stderr, "perfcollect-c %s: -buffersize: %s\n", cmd, pc_strerror());
 		return 2;
@@ -146,29 +197,46 @@ static int collect_command(const char *cmd, int argc, char **argv, struct cli_sy
 	/* perfcollect's .NET event options: the runtime's events come over EventPipe. */
 	const char *notes[8];
 	size_t nnotes = 0;
+	/* perfcollect takes the first of -gccollectonly, -gconly, -gcwithheap that is given. */
 	int gcsets = gccollectonly + gconly + gcwithheap;
-	if (gcsets > 1) {
-		fprintf(stderr, "perfcollect-c collect: -gccollectonly, -gconly and -gcwithheap "
-				"exclude each other; choose one\n");
-		return 2;
-	}
+	if (gcsets > 1)
+		notes[nnotes++] = gccollectonly ? "-gccollectonly applies: perfcollect takes it "
+						  "before -gconly and -gcwithheap"
+						: "-gconly applies: perfcollect takes it before "
+						  "-gcwithheap";
 	eo.set = gccollectonly ? DOTNET_EVENTS_GCCOLLECTONLY
 		 : gconly      ? DOTNET_EVENTS_GCONLY
 		 : gcwithheap  ? DOTNET_EVENTS_GCWITHHEAP
 			       : DOTNET_EVENTS_DEFAULT;
-	bool no_events = nodotnetevents || nolttng;
-	if (no_events && (gcsets || eo.events || eo.rawevents || eo.providers)) {
+	if (nodotnetevents && (gcsets || eo.events || eo.rawevents || eo.providers)) {
 		fprintf(stderr,
-			"perfcollect-c collect: -%s turns the .NET events off; it does not "
+			"perfcollect-c %s: -nodotnetevents turns the .NET events off; it does not "
 			"go with -events, -rawevents, -providers or -gc*\n",
-			nodotnetevents ? "nodotnetevents" : "nolttng");
+			cmd);
 		return 2;
 	}
+	if (nolttng && eo.providers) {
+		fprintf(stderr,
+			"perfcollect-c %s: -nolttng turns the .NET events off; it does not go with "
+			"-providers\n",
+			cmd);
+		return 2;
+	}
+	/* perfcollect set the event sets and their no-perf mode up in LTTng's session only:
+	 * without LTTng they did nothing. */
+	if (nolttng && (gcsets || eo.events || eo.rawevents)) {
+		notes[nnotes++] = "-events/-rawevents/-gc*: ignored with -nolttng (no .NET runtime "
+				  "events), as perfcollect does";
+		gcsets = 0;
+		eo.events = eo.rawevents = NULL;
+		eo.set = DOTNET_EVENTS_DEFAULT;
+	}
+	bool no_events = nodotnetevents || nolttng;
 	if (noperf && no_events) {
 		fprintf(stderr,
-			"perfcollect-c collect: -noperf with -%s leaves nothing to "
+			"perfcollect-c %s: -noperf with -%s leaves nothing to "
 			"record\n",
-			nodotnetevents ? "nodotnetevents" : "nolttng");
+			cmd, nodotnetevents ? "nodotnetevents" : "nolttng");
 		return 2;
 	}
 	if (gcsets && (eo.events || eo.rawevents))
@@ -193,7 +261,7 @@ static int collect_command(const char *cmd, int argc, char **argv, struct cli_sy
 			eo.rawevents = NULL;
 		}
 		if (eventpipe_events_build(&eo, &events) < 0) {
-			fprintf(stderr, "perfcollect-c collect: %s\n", pc_strerror());
+			fprintf(stderr, "perfcollect-c %s: %s\n", cmd, pc_strerror());
 			return 2;
 		}
 		o.dotnet_events = &events;
@@ -243,34 +311,49 @@ int cmd_start(int argc, char **argv)
 int cmd_stop(int argc, char **argv)
 {
 	const char *outdir = NULL;
+	bool list = false, verbose = false;
 	const struct cli_opt opts[] = {
+	    {"list", 0, CLI_FLAG, &list, NULL,
+	     "list the background collections (name, state, pid, since, zip); stop none"},
 	    {"outdir", 'o', CLI_STR, &outdir, "DIR",
-	     "the directory given to start's -o (default .)"},
+	     "not needed: the zip goes where start put it (said when DIR is elsewhere)"},
+	    CLI_VERBOSE(&verbose),
 	    {NULL, 0, 0, NULL, NULL, NULL},
 	};
 	const char *pos[1];
 	int npos;
 	bool help;
-	if (cli_parse("stop", opts, argc, argv, pos, 1, &npos, &help) < 0)
+	if (cli_parse_perfcollect("stop", opts, argc, argv, pos, 1, &npos, &help) < 0)
 		return 2;
 	if (help) {
 		printf(
-		    "usage: perfcollect-c stop <name> [-o DIR]\n\n"
-		    "Ends the background collection 'perfcollect-c start <name>' began (from any "
-		    "shell:\nit sends the collector SIGINT, as Ctrl+C does to collect), waits "
-		    "until it has\nwritten <name>.trace.zip and shows what it said.  A collector "
-		    "that died without\nfinishing is detected and explained: "
-		    "'perfcollect-c merge <name>.trace' then makes\nthe zip from what it "
-		    "recorded.\n\noptions:\n");
+		    "usage: perfcollect-c stop [<name>] [-list]\n\n"
+		    "Ends the background collection 'perfcollect-c start <name>' began, from any "
+		    "shell and any\ndirectory: it sends the collector SIGINT (as Ctrl+C does to "
+		    "collect), waits until it\nhas written <name>.trace.zip where start said, and "
+		    "shows what it said.  Without a name\nit stops the only one there is, or "
+		    "lists them when there are several.\n\n"
+		    "Background collections are registered in /run/perfcollect-c (root), else in "
+		    "\n$XDG_RUNTIME_DIR/perfcollect-c.  One whose collector died without finishing "
+		    "(killed,\ncrashed, the machine restarted) is explained and removed: "
+		    "'perfcollect-c merge' then makes\nthe zip from the trace directory it "
+		    "names.  perfcollect's collect and view options are\naccepted and ignored, "
+		    "as perfcollect's stop did (-v says so).\n\noptions:\n");
 		cli_print_options(stdout, opts);
 		return 0;
 	}
-	if (npos != 1) {
-		fprintf(stderr,
-			"perfcollect-c stop: which collection? perfcollect-c stop <name>\n");
-		return 2;
+	if (list) {
+		if (npos) {
+			fprintf(stderr, "perfcollect-c stop: -list lists them all; no name\n");
+			return 2;
+		}
+		if (collect_bg_list(stdout) < 0) {
+			fprintf(stderr, "perfcollect-c stop: %s\n", pc_strerror());
+			return 1;
+		}
+		return 0;
 	}
-	int rc = collect_bg_stop(pos[0], outdir);
+	int rc = collect_bg_stop(npos ? pos[0] : NULL, outdir);
 	if (rc < 0)
 		fprintf(stderr, "perfcollect-c: %s\n", pc_strerror());
 	return rc ? 1 : 0;

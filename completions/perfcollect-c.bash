@@ -46,12 +46,12 @@ _perfcollect_c()
 		return
 	fi
 	local cmd=${words[1]} opts=""
-	local collect_opts="-pid -collectsec -freq -F -buffersize -threadtime -offcpu -hwevents -system -o -outdir -format -nodotnetipc -nodotnetevents -events -rawevents -providers -gccollectonly -gconly -gcwithheap -nolttng -noperf -symbolserver -nosymbolserver -symbolcache -symboltimeout -help"
+	local collect_opts="-pid -collectsec -freq -F -buffersize -threadtime -offcpu -hwevents -system -o -outdir -format -nodotnetipc -nodotnetevents -events -rawevents -providers -gccollectonly -gconly -gcwithheap -nolttng -noperf -symbolserver -nosymbolserver -symbolcache -symboltimeout -v -verbose -help"
 	case $cmd in
 	collect | start) opts=$collect_opts ;;
-	stop) opts="-o -outdir -help" ;;
+	stop) opts="-list -o -outdir -v -verbose -help" ;;
 	merge) opts="-o -format -symbolserver -nosymbolserver -symbolcache -symboltimeout -help" ;;
-	view) opts="-graphtype -processfilter -pid -tid -event -offcpu -runtime -format -o -output -flamegraph -folded -diff -title -width -top -percent-limit -viewer -perfopt -help" ;;
+	view) opts="-graphtype -processfilter -pid -tid -event -offcpu -runtime -format -o -output -flamegraph -folded -diff -title -width -top -percent-limit -viewer -perfopt -v -verbose -help" ;;
 	log) opts="-tail -help" ;;
 	ls | cat | livetrace) opts="-help" ;;
 	install) opts="-force -help" ;;
@@ -144,12 +144,8 @@ _perfcollect_c()
 		fi ;;
 	merge) [ $npos -eq 0 ] && _perfcollect_c_files ;;
 	stop)
-		# The background collections here: NAME.trace.state files.
-		local s names=""
-		for s in *.trace.state; do
-			[ -e "$s" ] && names+=" ${s%.trace.state}"
-		done
-		COMPREPLY=($(compgen -W "$names" -- "$cur")) ;;
+		# The background collections of this user's registry, wherever they were started.
+		[ $npos -eq 0 ] && COMPREPLY=($(compgen -W "$(perfcollect-c stop -list 2>/dev/null | awk '{ print $1 }')" -- "$cur")) ;;
 	esac
 }
 complete -F _perfcollect_c perfcollect-c

@@ -37,11 +37,9 @@ function __perfcollect_c_files
 		end
 	end
 end
-# The background collections here (NAME.trace.state), for stop.
-function __perfcollect_c_states
-	for s in *.trace.state
-		string replace -r '\.trace\.state$' '' -- $s
-	end
+# The background collections of this user's registry (wherever they were started), for stop.
+function __perfcollect_c_running
+	perfcollect-c stop -list 2>/dev/null | string replace -r ' .*' ''
 end
 
 # collect, start
@@ -67,16 +65,20 @@ complete -c perfcollect-c -n $c -o gconly -l gconly -d '.NET GC, JIT, loader; no
 complete -c perfcollect-c -n $c -o gcwithheap -l gcwithheap -d '.NET GC with heap; no CPU samples'
 complete -c perfcollect-c -n $c -o nolttng -l nolttng -d 'no .NET runtime events'
 complete -c perfcollect-c -n $c -o noperf -l noperf -d 'no CPU samples'
+complete -c perfcollect-c -n $c -o v -o verbose -l verbose -d 'say which perfcollect options are ignored'
 # collect, start, merge: symbol servers
 set -l sy "__fish_seen_subcommand_from collect start merge"
 complete -c perfcollect-c -n $sy -o symbolserver -l symbolserver -x -d 'also ask this SSQP symbol server'
 complete -c perfcollect-c -n $sy -o nosymbolserver -l nosymbolserver -d 'ask no symbol server'
 complete -c perfcollect-c -n $sy -o symbolcache -l symbolcache -x -a '(__fish_complete_directories)' -d 'symbol cache directory'
 complete -c perfcollect-c -n $sy -o symboltimeout -l symboltimeout -x -d 'seconds for fetching symbols'
-# stop
-complete -c perfcollect-c -n "__fish_seen_subcommand_from stop" -a '(__perfcollect_c_states)'
-complete -c perfcollect-c -n "__fish_seen_subcommand_from stop" -o o -l o -x -a '(__fish_complete_directories)' -d 'directory start wrote to'
-complete -c perfcollect-c -n "__fish_seen_subcommand_from stop" -o outdir -l outdir -x -a '(__fish_complete_directories)' -d 'directory start wrote to'
+# stop: the background collections of the registry, then its options
+set -l st "__fish_seen_subcommand_from stop"
+complete -c perfcollect-c -n $st -a '(__perfcollect_c_running)'
+complete -c perfcollect-c -n $st -o list -l list -d 'list the background collections'
+complete -c perfcollect-c -n $st -o o -l o -x -a '(__fish_complete_directories)' -d 'not needed: start chose it'
+complete -c perfcollect-c -n $st -o outdir -l outdir -x -a '(__fish_complete_directories)' -d 'not needed: start chose it'
+complete -c perfcollect-c -n $st -o v -o verbose -l verbose -d 'say which perfcollect options are ignored'
 # merge
 complete -c perfcollect-c -n "__fish_seen_subcommand_from merge" -F
 complete -c perfcollect-c -n "__fish_seen_subcommand_from merge" -o o -l o -r -d 'archive to write'
@@ -103,6 +105,7 @@ complete -c perfcollect-c -n $v -o percent-limit -l percent-limit -x -d 'prune u
 complete -c perfcollect-c -n $v -o top -l top -x -d 'number of top functions'
 complete -c perfcollect-c -n $v -o viewer -l viewer -x -a 'perf lttng' -d 'perfcollect viewer'
 complete -c perfcollect-c -n $v -o perfopt -l perfopt -x -d 'perf report options'
+complete -c perfcollect-c -n $v -o v -o verbose -l verbose -d 'say which perfcollect options are ignored'
 # log, ls, cat
 complete -c perfcollect-c -n "__fish_seen_subcommand_from log ls cat; and not __perfcollect_c_cat_entry" -a '(__perfcollect_c_files .zip)'
 complete -c perfcollect-c -n __perfcollect_c_cat_entry -x -a '(__perfcollect_c_entries)' -d 'archive entry'

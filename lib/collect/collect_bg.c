@@ -1,22 +1,13 @@
-/* collect_bg: see collect_bg.h.  The state file is a few "key value" lines, replaced whole
- * (temporary name + rename) at each change, so a reader never sees half of one:
- *
- *   pid 4242
- *   starttime 1234567      (field 22 of /proc/<pid>/stat: clock ticks since boot)
- *   boot_id 0b5e...        (/proc/sys/kernel/random/boot_id)
- *   started 2026-01-01T10:00:00Z
- *   state starting | recording | finished
- *   status 0               (collect's exit status, once finished)
- *   shown 312              (bytes of the .out file that start already showed)
- */
+/* collect_bg: see collect_bg.h.  The entry in the registry moves through
+ * starting -> recording -> finished (with collect's exit status), each written whole. */
 #include "collect_bg.h"
 #include "collect.h"
-#include "base/outfile.h"
-#include "base/proc.h"
-#include "base/tracefile.h"
+#include "collect_registry.h"
+#include "collect_tracedir.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -27,155 +18,59 @@
 #include <time.h>
 #include <unistd.h>
 
-struct bg_state {
-	long pid;
-	unsigned long long starttime;
-	char boot_id[64];
-	char started[32];
-	char state[16];
-	int status; /* -1 until finished */
-	long shown; /* bytes of the output start showed */
-};
-
-struct bg_paths {
-	char *state, *out, *trace_dir, *zip;
-};
-
-static void paths_init(struct bg_paths *p, const char *name, const char *outdir)
-{
-	p->state = tracefile_path(outdir, name, TRACE_DIR_SUFFIX ".state");
-	p->out = tracefile_path(outdir, name, TRACE_DIR_SUFFIX ".out");
-	p->trace_dir = tracefile_path(outdir, name, TRACE_DIR_SUFFIX);
-	p->zip = tracefile_path(outdir, name, TRACE_ZIP_SUFFIX);
-}
-
-static void paths_free(struct bg_paths *p)
-{
-	free(p->state);
-	free(p->out);
-	free(p->trace_dir);
-	free(p->zip);
-}
-
-static void read_boot_id(char *buf, size_t len)
-{
-	char *s = sysctl_read("kernel.random.boot_id");
-	snprintf(buf, len, "%s", s ? s : "unknown");
-	free(s);
-}
-
-static int state_write(const char *path, const struct bg_state *st)
-{
-	char *text = xasprintf("pid %ld\nstarttime %llu\nboot_id %s\nstarted %s\nstate %s\n",
-			       st->pid, st->starttime, st->boot_id, st->started, st->state);
-	if (st->status >= 0) {
-		char *more = xasprintf("%sstatus %d\n", text, st->status);
-		free(text);
-		text = more;
-	}
-	char *more = xasprintf("%sshown %ld\n", text, st->shown);
-	free(text);
-	text = more;
-	int rc = -1;
-	struct outfile *o = outfile_open(path);
-	if (o && write_all(outfile_fd(o), text, strlen(text)) < 0) {
-		pc_err_errno("cannot write %s", path);
-		outfile_abort(o);
-	} else if (o) {
-		rc = outfile_commit(o);
-	}
-	free(text);
-	return rc;
-}
-
-/* 1 read, 0 no state file, -1 unreadable (pc_err). */
-static int state_read(const char *path, struct bg_state *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->status = -1;
-	size_t len;
-	char *s = read_file(path, &len);
-	if (!s)
-		return errno == ENOENT ? 0 : pc_err_errno("cannot read %s", path);
-	bool have_pid = false;
-	for (char *line = s, *next; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		char *val = strchr(line, ' ');
-		if (!val)
-			continue;
-		*val++ = '\0';
-		if (!strcmp(line, "pid"))
-			have_pid = (st->pid = strtol(val, NULL, 10)) > 0;
-		else if (!strcmp(line, "starttime"))
-			st->starttime = strtoull(val, NULL, 10);
-		else if (!strcmp(line, "boot_id"))
-			snprintf(st->boot_id, sizeof(st->boot_id), "%s", val);
-		else if (!strcmp(line, "started"))
-			snprintf(st->started, sizeof(st->started), "%s", val);
-		else if (!strcmp(line, "state"))
-			snprintf(st->state, sizeof(st->state), "%s", val);
-		else if (!strcmp(line, "status"))
-			st->status = atoi(val);
-		else if (!strcmp(line, "shown"))
-			st->shown = strtol(val, NULL, 10);
-	}
-	free(s);
-	if (!have_pid)
-		return pc_err("%s is not a perfcollect-c state file (no pid); remove it", path);
-	return 1;
-}
-
-/* Is the process the state names still its collector?  Same boot, same start time. */
-static bool state_alive(const struct bg_state *st)
-{
-	char boot[64];
-	read_boot_id(boot, sizeof(boot));
-	return !strcmp(boot, st->boot_id) && st->starttime && st->pid <= INT32_MAX &&
-	       proc_start_time((pid_t)st->pid) == st->starttime;
-}
-
-/* Copies the collector's output from byte `from` on (to `to`, or the end if < 0) to stderr. */
-static void relay_output(const char *path, long from, long to)
+/* Copies what the collector printed, from byte from (to byte to, the end if < 0), to
+ * stderr. */
+static void relay_output(struct registry *r, const char *name, long from, long to)
 {
 	size_t len;
-	char *s = read_file(path, &len);
-	if (s && from >= 0 && (size_t)from < len)
-		fwrite(s + from, 1,
-		       to >= 0 && (size_t)to < len ? (size_t)(to - from) : len - (size_t)from,
-		       stderr);
+	char *s = registry_read_output(r, name, from, to, &len);
+	if (s)
+		fwrite(s, 1, len, stderr);
 	free(s);
 }
 
-static void remove_state(const struct bg_paths *p)
+/* "perfcollect-c merge DIR -o ZIP": what makes the zip of a trace directory a dead
+ * collector left, wherever the command runs. */
+static char *merge_command(const char *name, const struct registry_entry *e)
 {
-	unlink(p->state);
-	unlink(p->out);
+	char *dir = xstrdup(e->trace_dir);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	struct tracedir td = {
+	    .name = name, .outdir = dir, .path = e->trace_dir, .zip_path = e->zip};
+	char *cmd = tracedir_merge_command(&td);
+	free(dir);
+	return cmd;
 }
 
-/* Says why a state's collector is gone, removes the state, returns -1. */
-static int explain_stale(const struct bg_paths *p, const struct bg_state *st, const char *name)
+/* Says why an entry's collector is gone, removes the entry, returns -1 (pc_err). */
+static int explain_stale(struct registry *r, const char *name, const struct registry_entry *e)
 {
 	struct stat sb;
-	bool have_dir = lstat(p->trace_dir, &sb) == 0;
-	relay_output(p->out, st->shown, -1);
-	remove_state(p);
-	if (have_dir)
-		return pc_err("the background collection '%s' (pid %ld, started %s) ended without "
-			      "finishing (killed, crashed, or the machine restarted); what it "
-			      "recorded is in %s: 'perfcollect-c merge %s' makes the trace.zip",
-			      name, st->pid, st->started, p->trace_dir, p->trace_dir);
-	return pc_err("the background collection '%s' (pid %ld, started %s) ended without "
-		      "finishing (killed, crashed, or the machine restarted) and left no %s",
-		      name, st->pid, st->started, p->trace_dir);
+	bool have_dir = lstat(e->trace_dir, &sb) == 0;
+	relay_output(r, name, e->shown, -1);
+	registry_remove(r, name);
+	if (!have_dir)
+		return pc_err(
+		    "the background collection '%s' (pid %ld, started %s) ended without "
+		    "finishing (killed, crashed, or the machine restarted) and left no %s",
+		    name, e->pid, e->started, e->trace_dir);
+	char *cmd = merge_command(name, e);
+	pc_err("the background collection '%s' (pid %ld, started %s) ended without finishing "
+	       "(killed, crashed, or the machine restarted); what it recorded is in %s: '%s' "
+	       "makes %s",
+	       name, e->pid, e->started, e->trace_dir, cmd, e->zip);
+	free(cmd);
+	return -1;
 }
 
 /* ---- start ---- */
 
 struct child {
-	struct bg_paths *paths;
-	struct bg_state st;
+	struct registry *reg;
+	const char *name;
+	struct registry_entry *e;
 	int ready_fd;
 };
 
@@ -192,9 +87,9 @@ static void on_recording(void *arg)
 	struct child *c = arg;
 	fflush(NULL);
 	struct stat sb;
-	c->st.shown = fstat(STDERR_FILENO, &sb) == 0 ? (long)sb.st_size : 0;
-	snprintf(c->st.state, sizeof(c->st.state), "recording");
-	if (state_write(c->paths->state, &c->st) < 0)
+	c->e->shown = fstat(STDERR_FILENO, &sb) == 0 ? (long)sb.st_size : 0;
+	snprintf(c->e->state, sizeof(c->e->state), "recording");
+	if (registry_write(c->reg, c->name, c->e, false) < 0)
 		fprintf(stderr, "perfcollect-c: warning: %s\n", pc_strerror());
 	char ok = 'R';
 	if (write(c->ready_fd, &ok, 1) != 1)
@@ -203,62 +98,76 @@ static void on_recording(void *arg)
 	c->ready_fd = -1;
 }
 
-/* The forked collector: its own session, output to the .out file, never returns. */
-static void run_child(struct collect_opts *o, struct bg_paths *p, int ready_fd, int out_fd)
+/* The forked collector: its own session, registered, output to the registry; never
+ * returns.  Until its output is redirected, it speaks on start's stderr. */
+static void run_child(struct collect_opts *o, struct registry *reg, struct registry_entry *e,
+		      int ready_fd)
 {
 	setsid();
+	e->status = -1;
+	now_utc(e->started, sizeof(e->started));
+	snprintf(e->state, sizeof(e->state), "starting");
+	if (registry_entry_self(e) < 0 || registry_write(reg, o->name, e, true) < 0) {
+		fprintf(stderr, "perfcollect-c: %s\n", pc_strerror());
+		_exit(1);
+	}
+	int out_fd = registry_create_output(reg, o->name);
+	if (out_fd < 0) {
+		fprintf(stderr, "perfcollect-c: %s\n", pc_strerror());
+		registry_remove(reg, o->name);
+		_exit(1);
+	}
 	dup2(out_fd, STDOUT_FILENO);
 	dup2(out_fd, STDERR_FILENO);
+	close(out_fd);
 	int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (null_fd >= 0)
 		dup2(null_fd, STDIN_FILENO);
-	struct child c = {.paths = p, .ready_fd = ready_fd};
-	c.st.pid = getpid();
-	c.st.starttime = proc_start_time((pid_t)c.st.pid);
-	c.st.status = -1;
-	read_boot_id(c.st.boot_id, sizeof(c.st.boot_id));
-	now_utc(c.st.started, sizeof(c.st.started));
-	snprintf(c.st.state, sizeof(c.st.state), "starting");
-	int rc = 1;
-	if (state_write(p->state, &c.st) < 0) {
+	struct child c = {.reg = reg, .name = o->name, .e = e, .ready_fd = ready_fd};
+	o->on_recording = on_recording;
+	o->on_recording_arg = &c;
+	int rc = collect_run(o) < 0 ? 1 : 0;
+	if (rc)
 		fprintf(stderr, "perfcollect-c: %s\n", pc_strerror());
-	} else {
-		o->on_recording = on_recording;
-		o->on_recording_arg = &c;
-		rc = collect_run(o) < 0 ? 1 : 0;
-		if (rc)
-			fprintf(stderr, "perfcollect-c: %s\n", pc_strerror());
-	}
-	snprintf(c.st.state, sizeof(c.st.state), "finished");
-	c.st.status = rc;
-	state_write(p->state, &c.st);
 	fflush(NULL);
+	snprintf(e->state, sizeof(e->state), "finished");
+	e->status = rc;
+	/* Unless a stop found it stale and removed it meanwhile (it took us for another
+	 * process): a removed entry stays removed. */
+	struct registry_entry now;
+	if (registry_read(reg, o->name, &now) > 0 && now.pid == e->pid &&
+	    now.starttime == e->starttime)
+		registry_write(reg, o->name, e, false);
+	registry_entry_release(&now);
 	/* A forked copy of the command: its work is done, and the caller's stack is not its own. */
 	_exit(rc);
 }
 
-/* An existing state before a start: a live collector is an error; a finished or stale one is
- * cleared when it left nothing in the way. */
-static int clear_old_state(const struct bg_paths *p, const char *name, const char *again)
+/* An existing entry before a start: a live collector is an error; a finished one is
+ * reported and cleared; a stale one is explained (and cleared). */
+static int clear_old_entry(struct registry *r, const char *name)
 {
-	struct bg_state st;
-	int r = state_read(p->state, &st);
-	if (r <= 0)
-		return r;
-	if (!strcmp(st.state, "finished")) {
+	struct registry_entry e;
+	int rr = registry_read(r, name, &e);
+	if (rr <= 0)
+		return rr;
+	int rc = 0;
+	if (!strcmp(e.state, "finished")) {
 		fprintf(stderr,
 			"perfcollect-c: note: the earlier background collection '%s' had finished "
 			"(status %d) and was never stopped; its output was:\n",
-			name, st.status);
-		relay_output(p->out, st.shown, -1);
-		remove_state(p);
-		return 0;
+			name, e.status);
+		relay_output(r, name, e.shown, -1);
+		registry_remove(r, name);
+	} else if (registry_entry_alive(&e)) {
+		rc = pc_err("'%s' is already collecting in the background (pid %ld, since %s, "
+			    "into %s); 'perfcollect-c stop %s' ends it",
+			    name, e.pid, e.started, e.zip, name);
+	} else {
+		rc = explain_stale(r, name, &e);
 	}
-	if (state_alive(&st))
-		return pc_err("'%s' is already collecting in the background (pid %ld, since %s); "
-			      "'perfcollect-c stop %s%s' ends it",
-			      name, st.pid, st.started, name, again);
-	return explain_stale(p, &st, name);
+	registry_entry_release(&e);
+	return rc;
 }
 
 /* A command started with 0, 1 or 2 closed (CI, cron) would hand them out as the output file
@@ -275,29 +184,43 @@ static void open_std_fds(void)
 		}
 }
 
+/* The output directory, made and made absolute: stop runs anywhere. */
+static char *absolute_outdir(const char *outdir)
+{
+	const char *dir = outdir && *outdir ? outdir : ".";
+	if (strchr(dir, '\n')) {
+		pc_err("-o: a directory whose name holds a newline is refused");
+		return NULL;
+	}
+	if (mkdir_p(dir, 0755) < 0)
+		return NULL;
+	char *abs = realpath(dir, NULL);
+	if (!abs)
+		pc_err_errno("cannot resolve %s", dir);
+	return abs;
+}
+
 int collect_bg_start(struct collect_opts *o)
 {
 	open_std_fds();
-	struct bg_paths p;
-	paths_init(&p, o->name, o->outdir);
-	char *again = o->outdir && *o->outdir ? xasprintf(" -o %s", o->outdir) : xstrdup("");
-	char *hint = xasprintf("'perfcollect-c stop %s%s' stops it", o->name, again);
-	int rc = -1, pipefd[2] = {-1, -1}, out_fd = -1;
-	if (strchr(o->name, '/') || !*o->name) {
-		pc_err("trace name '%s' must be a plain name (use -o DIR for the directory)",
-		       o->name);
-		goto out;
-	}
-	if (mkdir_p(o->outdir && *o->outdir ? o->outdir : ".", 0700) < 0 ||
-	    clear_old_state(&p, o->name, again) < 0)
-		goto out;
-	out_fd = outfile_create(p.out, OUTFILE_REPLACE | OUTFILE_APPEND);
-	if (out_fd < 0)
+	if (registry_check_name(o->name) < 0)
+		return -1;
+	char *abs = absolute_outdir(o->outdir);
+	if (!abs)
+		return -1;
+	struct registry *reg = registry_open(true);
+	struct registry_entry e = {.zip = xasprintf("%s/%s.trace.zip", abs, o->name),
+				   .trace_dir = xasprintf("%s/%s.trace", abs, o->name)};
+	char *hint = xasprintf("'perfcollect-c stop %s' stops it", o->name);
+	const char *given_outdir = o->outdir;
+	int rc = -1, pipefd[2] = {-1, -1};
+	if (!reg || clear_old_entry(reg, o->name) < 0)
 		goto out;
 	if (pipe2(pipefd, O_CLOEXEC) < 0) {
 		pc_err_errno("pipe failed");
 		goto out;
 	}
+	o->outdir = abs;
 	o->stop_hint = hint;
 	fflush(NULL);
 	pid_t pid = fork();
@@ -307,7 +230,7 @@ int collect_bg_start(struct collect_opts *o)
 	}
 	if (pid == 0) {
 		close(pipefd[0]);
-		run_child(o, &p, pipefd[1], out_fd);
+		run_child(o, reg, &e, pipefd[1]);
 	}
 	close(pipefd[1]);
 	pipefd[1] = -1;
@@ -316,35 +239,39 @@ int collect_bg_start(struct collect_opts *o)
 	do
 		n = read(pipefd[0], &ok, 1);
 	while (n < 0 && errno == EINTR);
-	if (n == 1 && ok == 'R') {
-		struct bg_state st;
-		if (state_read(p.state, &st) > 0)
-			relay_output(p.out, 0, st.shown);
+	struct registry_entry now;
+	int rr = registry_read(reg, o->name, &now);
+	bool ours = rr > 0 && now.pid == pid;
+	if (n == 1 && ok == 'R' && ours) {
+		relay_output(reg, o->name, 0, now.shown);
 		fprintf(stderr,
 			"perfcollect-c: collecting '%s' in the background (pid %d); "
-			"'perfcollect-c stop %s%s' ends it and writes %s\n",
-			o->name, (int)pid, o->name, again, p.zip);
+			"'perfcollect-c stop %s' (from any directory) ends it and writes %s\n",
+			o->name, (int)pid, o->name, e.zip);
 		rc = 0;
-		goto out;
+	} else {
+		/* The collector ended before recording: its messages say why. */
+		int status;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (ours) {
+			relay_output(reg, o->name, 0, -1);
+			registry_remove(reg, o->name);
+		}
+		pc_err("the background collection did not start");
 	}
-	/* The collector ended before recording: its messages say why. */
-	int status;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	relay_output(p.out, 0, -1);
-	remove_state(&p);
-	pc_err("the background collection did not start");
-	rc = -1;
+	if (rr > 0)
+		registry_entry_release(&now);
 out:
 	if (pipefd[0] >= 0)
 		close(pipefd[0]);
 	if (pipefd[1] >= 0)
 		close(pipefd[1]);
-	if (out_fd >= 0)
-		close(out_fd);
 	free(hint);
-	free(again);
-	paths_free(&p);
+	registry_entry_release(&e);
+	registry_free(reg);
+	o->outdir = given_outdir;
+	free(abs);
 	return rc;
 }
 
@@ -367,73 +294,192 @@ static int wait_exit(long pid, int pidfd)
 	return 0;
 }
 
-int collect_bg_stop(const char *name, const char *outdir)
+/* Says where the zip went when stop -o named another directory. */
+static void note_outdir(const char *outdir, const struct registry_entry *e)
 {
-	struct bg_paths p;
-	paths_init(&p, name, outdir);
-	int rc = -1;
-	struct bg_state st;
-	int r = state_read(p.state, &st);
-	if (r == 0) {
-		struct stat sb;
-		if (lstat(p.trace_dir, &sb) == 0)
-			pc_err("no background collection '%s' runs (no %s), but %s is there: "
-			       "'perfcollect-c merge %s' makes its trace.zip",
-			       name, p.state, p.trace_dir, p.trace_dir);
-		else
-			pc_err("no background collection '%s' (no %s); 'perfcollect-c start %s' "
-			       "starts one%s",
-			       name, p.state, name,
-			       outdir ? "" : " (use -o DIR when it was started with -o DIR)");
-	}
-	if (r <= 0)
-		goto out;
-	if (strcmp(st.state, "finished")) {
-		int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)st.pid, 0);
-		/* Checked after the pidfd is open: the pidfd then is this collector, not a
-		 * process that got its PID later. */
-		if (!state_alive(&st)) {
-			if (pidfd >= 0)
-				close(pidfd);
-			struct bg_state again;
-			/* It may have finished between the two reads. */
-			if (state_read(p.state, &again) <= 0 || strcmp(again.state, "finished")) {
-				explain_stale(&p, &st, name);
-				goto out;
-			}
-			st = again;
-		} else {
-			int sent = pidfd >= 0
-				       ? (int)syscall(SYS_pidfd_send_signal, pidfd, SIGINT, NULL, 0)
-				       : kill((pid_t)st.pid, SIGINT);
-			if (sent < 0) {
-				pc_err_errno(
-				    "cannot stop pid %ld (run stop as the user who ran start)",
-				    st.pid);
-				if (pidfd >= 0)
-					close(pidfd);
-				goto out;
-			}
-			fprintf(stderr,
-				"perfcollect-c: stopping '%s' (pid %ld); waiting for %s ...\n",
-				name, st.pid, p.zip);
-			int w = wait_exit(st.pid, pidfd);
-			if (pidfd >= 0)
-				close(pidfd);
-			if (w < 0)
-				goto out;
-			if (state_read(p.state, &st) <= 0 || strcmp(st.state, "finished")) {
-				explain_stale(&p, &st, name);
-				goto out;
-			}
+	if (!outdir)
+		return;
+	char *want = realpath(outdir, NULL);
+	size_t len = want ? strlen(want) : 0;
+	if (!want || strncmp(e->zip, want, len) || e->zip[len] != '/' ||
+	    strchr(e->zip + len + 1, '/'))
+		fprintf(stderr, "perfcollect-c: note: -o %s: the zip goes where start put it: %s\n",
+			outdir, e->zip);
+	free(want);
+}
+
+/* Signals a live collector, waits until it is gone and rereads its entry.  0 when the
+ * entry is finished now, -1 (pc_err, entry removed) when it is stale. */
+static int stop_live(struct registry *r, const char *name, struct registry_entry *e)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)e->pid, 0);
+	/* Checked after the pidfd is open: the pidfd then is this collector, not a process
+	 * that got its PID later. */
+	if (!registry_entry_alive(e)) {
+		if (pidfd >= 0)
+			close(pidfd);
+		struct registry_entry again;
+		/* It may have finished between the two reads. */
+		if (registry_read(r, name, &again) <= 0 || strcmp(again.state, "finished")) {
+			registry_entry_release(&again);
+			return explain_stale(r, name, e);
 		}
+		registry_entry_release(e);
+		*e = again;
+		return 0;
+	}
+	int sent = pidfd >= 0 ? (int)syscall(SYS_pidfd_send_signal, pidfd, SIGINT, NULL, 0)
+			      : kill((pid_t)e->pid, SIGINT);
+	if (sent < 0) {
+		pc_err_errno("cannot stop pid %ld (run stop as the user who ran start)", e->pid);
+		if (pidfd >= 0)
+			close(pidfd);
+		return -1;
+	}
+	fprintf(stderr, "perfcollect-c: stopping '%s' (pid %ld); waiting for %s ...\n", name,
+		e->pid, e->zip);
+	int w = wait_exit(e->pid, pidfd);
+	if (pidfd >= 0)
+		close(pidfd);
+	if (w < 0)
+		return -1;
+	struct registry_entry after;
+	if (registry_read(r, name, &after) <= 0 || strcmp(after.state, "finished")) {
+		registry_entry_release(&after);
+		return explain_stale(r, name, e);
+	}
+	registry_entry_release(e);
+	*e = after;
+	return 0;
+}
+
+static int stop_one(struct registry *r, const char *name, const char *outdir)
+{
+	struct registry_entry e;
+	int rr = registry_read(r, name, &e);
+	if (rr < 0)
+		return -1;
+	if (rr == 0) {
+		char *dir = xasprintf("%s.trace", name);
+		struct stat sb;
+		if (lstat(dir, &sb) == 0)
+			pc_err("no background collection '%s' runs (none in %s), but %s is here: "
+			       "'perfcollect-c merge %s' makes its trace.zip",
+			       name, registry_path(r), dir, dir);
+		else
+			pc_err("no background collection '%s' (none in %s); 'perfcollect-c stop' "
+			       "without a name lists those there are%s",
+			       name, registry_path(r),
+			       geteuid() ? "; one started as root is stopped as root" : "");
+		free(dir);
+		return -1;
+	}
+	int rc = -1;
+	note_outdir(outdir, &e);
+	if (strcmp(e.state, "finished")) {
+		if (stop_live(r, name, &e) < 0)
+			goto out;
 	} else {
 		fprintf(stderr, "perfcollect-c: '%s' had already finished by itself:\n", name);
 	}
-	relay_output(p.out, st.shown, -1);
-	remove_state(&p);
-	rc = st.status == 0 ? 0 : 1;
+	relay_output(r, name, e.shown, -1);
+	registry_remove(r, name);
+	rc = e.status == 0 ? 0 : 1;
 out:
-	paths_free(&p);
+	registry_entry_release(&e);
+	return rc;
+}
+
+/* How an entry stands: "recording" (or "starting", "finished"), or "stale". */
+static const char *standing(const struct registry_entry *e)
+{
+	if (!strcmp(e->state, "finished") || registry_entry_alive(e))
+		return e->state;
+	return "stale";
+}
+
+static void list_line(FILE *f, const char *name, const struct registry_entry *e)
+{
+	fprintf(f, "%-16s %-9s pid %-7ld since %s  %s\n", name, standing(e), e->pid, e->started,
+		e->zip);
+}
+
+/* stop without a name: stale entries explained and removed, then the only one left. */
+static int stop_only(struct registry *r, const char *outdir)
+{
+	char **names;
+	size_t n, live = 0;
+	if (registry_names(r, &names, &n) < 0)
+		return -1;
+	char **keep = xcalloc(n + 1, sizeof(*keep));
+	for (size_t i = 0; i < n; i++) {
+		struct registry_entry e;
+		if (registry_read(r, names[i], &e) <= 0) {
+			fprintf(stderr, "perfcollect-c: warning: %s\n", pc_strerror());
+			continue;
+		}
+		if (!strcmp(standing(&e), "stale")) {
+			explain_stale(r, names[i], &e);
+			fprintf(stderr, "perfcollect-c: %s\n", pc_strerror());
+		} else {
+			keep[live++] = names[i];
+		}
+		registry_entry_release(&e);
+	}
+	int rc;
+	if (live == 1) {
+		rc = stop_one(r, keep[0], outdir);
+	} else if (!live) {
+		rc = pc_err("no background collection runs (none in %s); 'perfcollect-c start "
+			    "NAME' starts one%s",
+			    registry_path(r),
+			    geteuid() ? "; one started as root is stopped as root" : "");
+	} else {
+		fprintf(stderr, "perfcollect-c: %zu background collections run:\n", live);
+		for (size_t i = 0; i < live; i++) {
+			struct registry_entry e;
+			if (registry_read(r, keep[i], &e) > 0) {
+				fputs("  ", stderr);
+				list_line(stderr, keep[i], &e);
+				registry_entry_release(&e);
+			}
+		}
+		rc = pc_err("which one? 'perfcollect-c stop NAME' stops one");
+	}
+	free(keep);
+	registry_names_free(names, n);
+	return rc;
+}
+
+int collect_bg_stop(const char *name, const char *outdir)
+{
+	if (name && registry_check_name(name) < 0)
+		return -1;
+	struct registry *r = registry_open(false);
+	if (!r)
+		return -1;
+	int rc = name ? stop_one(r, name, outdir) : stop_only(r, outdir);
+	registry_free(r);
+	return rc;
+}
+
+int collect_bg_list(FILE *f)
+{
+	struct registry *r = registry_open(false);
+	if (!r)
+		return -1;
+	char **names;
+	size_t n;
+	int rc = registry_names(r, &names, &n);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		struct registry_entry e;
+		if (registry_read(r, names[i], &e) > 0) {
+			list_line(f, names[i], &e);
+			registry_entry_release(&e);
+		}
+	}
+	if (rc == 0)
+		registry_names_free(names, n);
+	registry_free(r);
 	return rc;
 }

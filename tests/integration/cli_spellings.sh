@@ -11,7 +11,7 @@
 # and the ones its argument loop takes besides: -collectsec -system -perfopt -nolttng -noperf
 # -gccollectonly -gconly -gcwithheap -events LIST -rawevents LIST, plus setenv.
 source "$(dirname "$0")/lib.sh"
-need_root
+private_run # start/stop: a registry of its own
 
 not_usage() { # not_usage "what" rc: anything but perfcollect-c's usage error
 	check "$1 is accepted (exit $2, not 2)" test "$2" != 2

@@ -36,6 +36,21 @@ cleanup() {
 trap cleanup EXIT
 cd "$T"
 
+# private_run: runs this test again (from its start) in a mount namespace of its own with a
+# tmpfs on /run, so that root's registry of background collections (/run/perfcollect-c)
+# holds its collections only, not those of other tests running on the machine.  Call it
+# right after sourcing this file.
+private_run() {
+	[ -n "${PC_PRIVATE_RUN:-}" ] && return
+	need_root
+	need_cmd unshare
+	unshare --mount true 2>/dev/null ||
+		skip "unshare --mount fails here: a private /run for the registry of background collections needs a mount namespace (run as root outside a restricted container)"
+	cd / && rm -rf "$T" && trap - EXIT
+	exec unshare --mount --propagation private env PC_PRIVATE_RUN=1 bash -c \
+		'mount -t tmpfs -o mode=0755 pcrun /run && exec bash "$0"' "$0"
+}
+
 # Wait (bounded) until a condition holds; used instead of sleeps.
 wait_until() { # wait_until SECONDS command...
 	local limit=$1; shift
