@@ -307,7 +307,10 @@ static const char more_help[] =
     "\nperfcollect's view options: -viewer perf is this report; -viewer lttng the .NET\n"
     "runtime events; -perfopt \"OPTS\" takes perf report's --sort comm,dso,sym,\n"
     "--percent-limit, --comms, --pid, --tid, -g caller|callee and --stdio, and names the\n"
-    "ones it ignores.\n";
+    "ones it ignores.  -processfilter compares without regard to case (perfcollect\n"
+    "lowercased it).  perfcollect's collect options (-threadtime, -collectsec, -events ...)\n"
+    "are accepted and ignored, as perfcollect's view did; -v says so, and where view's own\n"
+    "options do more than perfcollect's view did (-pid and -offcpu filter here).\n";
 
 static const char offcpu_help[] =
     "\nBlocked (off-CPU) time, on traces with sched:sched_switch samples (collect -offcpu or\n"
@@ -520,6 +523,7 @@ static int plan_outputs(const struct view_opts *vo, const char *input, struct ou
 int cmd_view(int argc, char **argv)
 {
 	struct view_opts vo = {.pid = -1, .tid = -1, .top = 20};
+	bool verbose = false;
 	const struct cli_opt opts[] = {
 	    {"graphtype", 0, CLI_STR, &vo.graphtype, "callee|caller",
 	     "callee (default): functions, then their callers; caller: top-down from main"},
@@ -552,12 +556,13 @@ int cmd_view(int argc, char **argv)
 	     "perfcollect's: perf (default) this report, lttng the .NET runtime events"},
 	    {"perfopt", 0, CLI_STR, &vo.perfopt, "\"OPTS\"",
 	     "perfcollect's perf report options: --sort, --percent-limit, --comms ..."},
+	    CLI_VERBOSE(&verbose),
 	    {NULL, 0, 0, NULL, NULL, NULL},
 	};
 	const char *pos[1];
 	int npos;
 	bool help;
-	if (cli_parse("view", opts, argc, argv, pos, 1, &npos, &help) < 0)
+	if (cli_parse_perfcollect("view", opts, argc, argv, pos, 1, &npos, &help) < 0)
 		return 2;
 	if (help) {
 		fputs(usage_text, stdout);
@@ -571,6 +576,20 @@ int cmd_view(int argc, char **argv)
 			"perfcollect-c view: which trace? (see 'perfcollect-c view --help')\n");
 		return 2;
 	}
+	/* Where view's options do what perfcollect's view did not. */
+	if (verbose && vo.pid >= 0)
+		fprintf(stderr,
+			"perfcollect-c view: -pid %ld: only that process's samples "
+			"(perfcollect's view took -pid and ignored it)\n",
+			vo.pid);
+	if (verbose && vo.offcpu)
+		fprintf(stderr, "perfcollect-c view: -offcpu: only the blocked time "
+				"(perfcollect's view took -offcpu and ignored it)\n");
+	if (verbose && vo.processfilter)
+		fprintf(stderr,
+			"perfcollect-c view: -processfilter %s: compared without regard to case "
+			"(perfcollect lowercased it for perf report --comms)\n",
+			vo.processfilter);
 	/* perfcollect's LTTng viewer showed the runtime's events: here they came over EventPipe. */
 	if (vo.viewer && !strcasecmp(vo.viewer, "lttng"))
 		vo.runtime = true;

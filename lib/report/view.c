@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,8 +32,10 @@ static bool keep_sample(const struct view *v, const struct stack_sample *s)
 		return false;
 	if (!v->ncomms)
 		return true;
+	/* Without regard to case: perfcollect lowercased -processfilter, so `-processfilter
+	 * MyApp` found the command myapp there. */
 	for (size_t i = 0; i < v->ncomms; i++)
-		if (!strcmp(v->comms[i], s->comm))
+		if (!strcasecmp(v->comms[i], s->comm))
 			return true;
 	return false;
 }
