@@ -1,6 +1,6 @@
 #!/bin/bash
 # The .NET event options and the faults around EventPipe sessions: bad -events/-rawevents/
-# -providers values are one line and exit 2; -gconly records no CPU samples but allocation
+# -providers values are one line and exit 2 (two -gc options are not: perfcollect took both); -gconly records no CPU samples but allocation
 # ticks; -events/-rawevents record those events only (.NET 10 filters by event id);
 # -providers reaches any EventSource; -nodotnetevents records none; a target that exits ends
 # its session; a killed collector leaves a readable file, its session is ended by the guard,
@@ -27,8 +27,11 @@ bad "-events with an unknown group" "no event group 'DotNETRuntime_Bogus'" -even
 bad "-rawevents with an unknown event" "no .NET event 'DotNETRuntime:Nope'" -rawevents DotNETRuntime:Nope
 bad "-providers without a name" "names no provider" -providers :0x1
 bad "-providers with bad keywords" "not a hexadecimal number" -providers Foo:xyz
-bad "two -gc options" "exclude each other" -gconly -gcwithheap
 bad "-nodotnetevents with -gconly" "turns the .NET events off" -nodotnetevents -gconly
+# Two -gc options: the first perfcollect checks applies, as there (it took both).
+"$PC" collect prec -pid $$ -gcwithheap -gconly -collectsec 0.2 >prec.out 2>&1
+check "-gcwithheap -gconly: exit 0, -gconly applies, as perfcollect's order takes it" \
+	bash -c "[ $? = 0 ] && grep -q -- '-gconly applies: perfcollect takes it before -gcwithheap' prec.out"
 
 # ---- -gconly: no CPU samples, allocation ticks by type ----
 start_app 60
