@@ -14,8 +14,8 @@ src=$(cd "$1" && pwd) name=$2 dllname=$3
 shift 3
 props=""
 for p in "$@"; do props="$props -p:$p"; done
-command -v dotnet >/dev/null 2>&1 || { echo "SKIP: the .NET SDK (dotnet) is not installed"; exit 77; }
-sdk=$(dotnet --version 2>/dev/null) || { echo "SKIP: 'dotnet --version' fails: no .NET SDK"; exit 77; }
+command -v dotnet >/dev/null 2>&1 || { echo "SKIP: the .NET SDK (dotnet) is not installed: install it (https://dot.net/v1/dotnet-install.sh, or Microsoft's Debian packages)"; exit 77; }
+sdk=$(dotnet --version 2>/dev/null) || { echo "SKIP: 'dotnet --version' fails: install a .NET SDK (https://dot.net/v1/dotnet-install.sh)"; exit 77; }
 
 key=$(cd "$src" && cat $(ls *.csproj *.cs | sort) | { cat; echo "sdk $sdk$props"; } | sha256sum | cut -c1-16)
 cache=${BUILD_DIR:-${TMPDIR:-/tmp}}/tests/$name
@@ -44,7 +44,7 @@ start=$(date +%s)
 if ! dotnet build "$work"/*.csproj -c Release -o "$work/out" -nodeReuse:false \
 	-p:UseSharedCompilation=false $props >"$work/build.log" 2>&1; then
 	if grep -qE 'NU1101|NU1102|NU1301' "$work/build.log"; then
-		echo "SKIP: NuGet cannot restore $name's packages here:" \
+		echo "SKIP: NuGet (api.nuget.org) is out of reach: cannot restore $name's packages here:" \
 			"$(grep -oE 'NU1[0-9]+: [^[]*' "$work/build.log" | head -n 1)"
 		exit 77
 	fi

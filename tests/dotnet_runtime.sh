@@ -9,8 +9,8 @@
 set -eu
 [ $# = 1 ] || { echo "usage: dotnet_runtime.sh MAJOR" >&2; exit 2; }
 major=$1
-command -v dotnet >/dev/null 2>&1 || { echo "SKIP: the .NET SDK (dotnet) is not installed"; exit 77; }
-sdkver=$(dotnet --version 2>/dev/null) || { echo "SKIP: 'dotnet --version' fails: no .NET SDK"; exit 77; }
+command -v dotnet >/dev/null 2>&1 || { echo "SKIP: the .NET SDK (dotnet) is not installed: install it (https://dot.net/v1/dotnet-install.sh, or Microsoft's Debian packages)"; exit 77; }
+sdkver=$(dotnet --version 2>/dev/null) || { echo "SKIP: 'dotnet --version' fails: install a .NET SDK (https://dot.net/v1/dotnet-install.sh)"; exit 77; }
 dotnet_dir=$(dirname "$(readlink -f "$(command -v dotnet)")")
 props=$dotnet_dir/sdk/$sdkver/Microsoft.NETCoreSdk.BundledVersions.props
 case $(uname -m) in
@@ -50,7 +50,7 @@ export DOTNET_CLI_HOME="$work/home" MSBUILDDISABLENODEREUSE=1
 [ -w "${HOME:-/nonexistent}" ] || export HOME="$work/home"
 if ! dotnet restore "$work/restore.csproj" -p:RestorePackagesPath="$work/packages" \
 	>"$work/restore.log" 2>&1; then
-	echo "SKIP: NuGet cannot restore Microsoft.NETCore.App.Runtime.$rid $ver:" \
+	echo "SKIP: NuGet (api.nuget.org) is out of reach: cannot restore Microsoft.NETCore.App.Runtime.$rid $ver:" \
 		"$(grep -oE 'NU1[0-9]+: [^[]*' "$work/restore.log" | head -n 1)"
 	exit 77
 fi

@@ -17,7 +17,7 @@ perf record -q -z -a -g -F 2000 -e cpu-clock -o z.data -- sleep 3 >/dev/null 2>&
 	fail "perf record -z"
 kill "$hot"
 perf report --header-only -i z.data 2>/dev/null | grep -q 'compressed' ||
-	skip "this perf does not write compressed perf.data (perf record -z)"
+	skip "this perf does not write compressed perf.data (perf record -z: perf built without zstd): Debian's linux-perf has it (scripts/setup)"
 
 "$PC" merge z.data -o z.trace.zip 2>merge.err || { cat merge.err; fail "merge"; }
 unzip -v z.trace.zip >listing.txt

@@ -9,7 +9,7 @@ need_cmd unzip
 
 mnt=$T/small
 mkdir "$mnt"
-mount -t tmpfs -o size=24m tmpfs "$mnt" || skip "cannot mount a tmpfs here"
+mount -t tmpfs -o size=24m tmpfs "$mnt" || skip "cannot mount a tmpfs here: run as root, outside a container that forbids mounts"
 cleanup_hooks+=("umount -l '$mnt'")
 
 start_hot 600

@@ -11,7 +11,7 @@ need_cmd setpriv
 need_cmd unzip
 
 user=pcnr$$
-useradd -M -N -s /bin/sh "$user" 2>/dev/null || skip "cannot add a user here"
+useradd -M -N -s /bin/sh "$user" 2>/dev/null || skip "cannot add a user here (useradd failed): run as root with a writable /etc/passwd"
 # Its processes end before it goes (userdel refuses a user that still runs something).
 remove_user() {
 	[ -n "${hot:-}" ] && kill "$hot" 2>/dev/null && wait "$hot" 2>/dev/null

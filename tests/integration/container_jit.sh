@@ -10,7 +10,7 @@ source "$(dirname "$0")/container/helpers.sh"
 need_containers
 need_cmd node
 need_cmd unzip
-[ -e /tmp/app/hot ] && skip "/tmp/app/hot exists on the host; the test needs it not to"
+[ -e /tmp/app/hot ] && skip "/tmp/app/hot exists on the host; the test needs it not to: remove it"
 
 js_spinner containerA a.js
 js_spinner containerB b.js

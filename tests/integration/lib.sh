@@ -15,9 +15,9 @@ check() { # check "description" command...: fails (status 1) when the command do
 }
 finish() { [ "$fails" -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }; exit 0; }
 
-need_root() { [ "$(id -u)" = 0 ] || skip "needs root for perf_event_open"; }
-need_perf() { command -v perf >/dev/null || skip "Debian linux-perf (perf) is not installed"; }
-need_cmd() { command -v "$1" >/dev/null || skip "$1 is not installed"; }
+need_root() { [ "$(id -u)" = 0 ] || skip "needs root for perf_event_open: run the tests as root"; }
+need_perf() { command -v perf >/dev/null || skip "perf (Debian linux-perf, the oracle) is not installed: run scripts/setup as root"; }
+need_cmd() { command -v "$1" >/dev/null || skip "$1 is not installed: run scripts/setup as root (it installs every tool the tests use)"; }
 
 # Symbol servers (lib/symbols/symsrv.h): tests reach only the servers they start on
 # 127.0.0.1, never Microsoft's (its default for the .NET runtime's files is turned off here)

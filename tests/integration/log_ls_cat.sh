@@ -6,7 +6,7 @@ need_perf
 need_cmd unzip
 
 perf record -q -e cpu-clock -F 1000 -g -o small.data -- "$WORKLOADS/hot" 0.3 >/dev/null 2>&1 ||
-	skip "perf record failed (perf_event_paranoid?)"
+	skip "perf record failed: run as root (or lower kernel.perf_event_paranoid)"
 "$PC" merge small.data -o small.trace.zip || fail "merge failed"
 
 # ls: every entry with its uncompressed size, as unzip -l lists them.

@@ -7,7 +7,7 @@ need_root
 need_perf
 
 perf record -q -e cpu-clock -F 1000 -g -o full.data -- "$WORKLOADS/hot" 1 >/dev/null 2>&1 ||
-	skip "perf record failed (perf_event_paranoid?)"
+	skip "perf record failed: run as root (or lower kernel.perf_event_paranoid)"
 
 # 1. Truncated perf.data: the first half of a real one.
 size=$(stat -c %s full.data)

@@ -105,7 +105,7 @@ FIELDS=comm,pid,tid,time,period,event,ip,sym,dso
 
 # 1. Per process: perf record with a workload command; the samples have no CPU.
 perf record -q -e cpu-clock -F 1000 -g -o proc.data -- "$WORKLOADS/hot" 1 >/dev/null 2>&1 ||
-	skip "perf record failed (perf_event_paranoid?)"
+	skip "perf record failed: run as root (or lower kernel.perf_event_paranoid)"
 perf script -i proc.data --fields $FIELDS >proc.perf.txt 2>/dev/null
 check "perf script reads the per-process file" test -s proc.perf.txt
 check "merge of the per-process file succeeds" "$PC" merge proc.data -o proc.trace.zip

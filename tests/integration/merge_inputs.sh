@@ -6,7 +6,7 @@ need_perf
 need_cmd unzip
 
 perf record -q -e cpu-clock -F 1000 -g -o app.data -- "$WORKLOADS/hot" 0.3 >/dev/null 2>&1 ||
-	skip "perf record failed (perf_event_paranoid?)"
+	skip "perf record failed: run as root (or lower kernel.perf_event_paranoid)"
 
 # A bare perf.data: <name>.trace.zip in the current directory, entries under <name>.trace/.
 mkdir out && (cd out && "$PC" merge ../app.data) || fail "merge app.data"

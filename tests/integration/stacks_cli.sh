@@ -2,8 +2,8 @@
 # `stacks` on bad input (one clear line, non-zero exit, the target untouched), on busy
 # threads (running code is interrupted and unwound), and -zip.
 source "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "stacks needs root (ptrace, /proc/<pid>/task/<tid>/stack)"
-[ -x "$WORKLOADS/hot" ] || skip "tests/workloads/hot is not built"
+[ "$(id -u)" = 0 ] || skip "stacks needs root (ptrace, /proc/<pid>/task/<tid>/stack): run the tests as root"
+[ -x "$WORKLOADS/hot" ] || skip "tests/workloads/hot is not built: ninja -C build builds it"
 
 one_line_error() { # one_line_error WANT_RC GREP_PATTERN args...
 	local want=$1 pat=$2

@@ -4,10 +4,10 @@
 # mutex holds namespace TIDs, JIT maps live in the container's /tmp.  The report must
 # resolve all of that as seen from the host.
 source "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "stacks needs root (ptrace, namespaces)"
+[ "$(id -u)" = 0 ] || skip "stacks needs root (ptrace, namespaces): run the tests as root"
 need_cmd unshare
-[ -x "$WORKLOADS/deadlock" ] || skip "tests/workloads/deadlock is not built"
-[ -e /tmp/app/deadlock ] && skip "/tmp/app/deadlock exists on the host; the test needs it not to"
+[ -x "$WORKLOADS/deadlock" ] || skip "tests/workloads/deadlock is not built: ninja -C build builds it"
+[ -e /tmp/app/deadlock ] && skip "/tmp/app/deadlock exists on the host; the test needs it not to: remove it"
 
 # Runs "$@" as PID 1 of a new PID namespace whose /tmp is a fresh tmpfs; cwd stays $T (the
 # old /tmp below the tmpfs is still reachable through it).  Sets u to unshare's PID; killing

@@ -4,8 +4,8 @@
 # owner's kernel stack in the pipe read first, group the waiters into one group of exactly
 # WAITERS, and leave the process running: it finishes with exit 0 once the pipe is written.
 source "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "stacks needs root (ptrace, /proc/<pid>/task/<tid>/stack)"
-[ -x "$WORKLOADS/deadlock" ] || skip "tests/workloads/deadlock is not built"
+[ "$(id -u)" = 0 ] || skip "stacks needs root (ptrace, /proc/<pid>/task/<tid>/stack): run the tests as root"
+[ -x "$WORKLOADS/deadlock" ] || skip "tests/workloads/deadlock is not built: ninja -C build builds it"
 
 WAITERS=12
 "$WORKLOADS/deadlock" $WAITERS "$T/ready" >dl.out 2>&1 &

@@ -8,7 +8,7 @@
 # diagnostics disabled, or a "runtime" whose socket accepts and never answers, it must still
 # finish within seconds and say why frames are unnamed.
 source "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "stacks needs root (ptrace, /proc/<pid>/task/<tid>/stack)"
+[ "$(id -u)" = 0 ] || skip "stacks needs root (ptrace, /proc/<pid>/task/<tid>/stack): run the tests as root"
 rc=0
 DLL=$(sh "$TEST_SRCDIR/workloads/dotnet-hang/build.sh") || rc=$?
 [ "$rc" = 77 ] && skip "${DLL#SKIP: }"

@@ -5,7 +5,7 @@
 # shown; -state D runs and lists only D tasks; inside a PID namespace of its own the report
 # says that kernel threads are hidden.
 source "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "kernel stacks need root (/proc/<pid>/task/<tid>/stack)"
+[ "$(id -u)" = 0 ] || skip "kernel stacks need root (/proc/<pid>/task/<tid>/stack): run the tests as root"
 
 # A reader blocked on an empty pipe whose writer sleeps.
 exec 3< <(exec sleep 600)
@@ -18,7 +18,7 @@ in_read() { [ "$(awk '{print $1}' /proc/$reader/syscall 2>/dev/null)" = 0 ]; }
 wait_until 10 in_read || { fail "cat never blocked in read()"; finish; }
 # The kernel's own word for the function it sleeps in (anon_pipe_read since 6.x, pipe_read before).
 fn=$(grep -oE '\] (anon_)?pipe_read' /proc/$reader/stack | head -1 | cut -c3-)
-[ -n "$fn" ] || skip "this kernel's pipe read is not on /proc/$reader/stack: $(head -3 /proc/$reader/stack)"
+[ -n "$fn" ] || skip "this kernel's pipe read is not on /proc/$reader/stack (a kernel with CONFIG_STACKTRACE shows it): $(head -3 /proc/$reader/stack)"
 
 $PC stacks -kernel -module "$fn" >pipe.txt 2>err.txt
 rc=$?

@@ -6,7 +6,7 @@
 # PID namespace, not its files).  From outside, real perf reads the perf.data it wrote.
 source "$(dirname "$0")/lib.sh"
 BIN=${TEST_SRCDIR:?}/../build-static/perfcollect-c
-[ -x "$BIN" ] || skip "build-static/perfcollect-c is absent (run scripts/build-static first)"
+[ -x "$BIN" ] || skip "build-static/perfcollect-c is absent: scripts/test --all builds it (as CI does), or run scripts/build-static first"
 need_root
 need_perf
 need_cmd unshare
@@ -46,7 +46,7 @@ for variant in "pid -pid @HOT@ -collectsec 1" "all -collectsec 1"; do
 	shift
 	in_root "$name" "$@"
 	rc=$?
-	[ $rc = 97 ] && skip "cannot mount proc in a new PID namespace here"
+	[ $rc = 97 ] && skip "cannot mount proc in a new PID namespace here: run as root, outside a container that forbids mounts"
 	check "$name: collect in the bare root exits 0 ($(tail -1 $name.out))" test $rc -eq 0
 	check "$name: $name.trace.zip written in the root" test -s "$R/$name.trace.zip"
 	check "$name: no trace directory left behind" test ! -e "$R/$name.trace"

@@ -9,7 +9,7 @@ V=$TEST_SRCDIR/integration/view
 cp "$WORKLOADS/hot" other
 perf record -q -e cpu-clock -F 1000 -g -o perf.data -- \
 	sh -c "\"$WORKLOADS/hot\" 0.7 & ./other 0.7; wait" >/dev/null 2>perf.err ||
-	{ cat perf.err; skip "perf record does not work here"; }
+	{ cat perf.err; skip "perf record does not work here: run as root (or lower kernel.perf_event_paranoid)"; }
 perf script -i perf.data --fields comm,pid,tid,time,period,event,ip,sym,dso >perf.data.txt 2>/dev/null
 count() { awk -v mode=total "$@" -f "$V/perfscript.awk" perf.data.txt; }
 total=$(count)

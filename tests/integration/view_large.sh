@@ -5,14 +5,14 @@
 source "$(dirname "$0")/lib.sh"
 need_root
 need_perf
-[ -x /usr/bin/time ] || skip "/usr/bin/time (Debian package time) is not installed"
+[ -x /usr/bin/time ] || skip "/usr/bin/time (Debian package time) is not installed: run scripts/setup as root"
 
 perf record -q -e cpu-clock -F 1000 -g -o perf.data -- "$WORKLOADS/hot" 0.5 >/dev/null 2>perf.err ||
-	{ cat perf.err; skip "perf record does not work here"; }
+	{ cat perf.err; skip "perf record does not work here: run as root (or lower kernel.perf_event_paranoid)"; }
 perf script -i perf.data --fields comm,pid,tid,time,period,event,ip,sym,dso >small.txt 2>/dev/null
 "$PC" view small.txt --folded small.folded
 n=$(awk '{s += $NF} END {print s}' small.folded)
-[ "$n" -gt 0 ] || skip "no samples recorded"
+[ "$n" -gt 0 ] || { fail "perf recorded no samples of the workload"; finish; }
 reps=$(( (1000000 + n - 1) / n ))
 echo "$n samples x $reps = $((n * reps))"
 

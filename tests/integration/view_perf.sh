@@ -9,7 +9,7 @@ need_cmd xmllint
 V=$TEST_SRCDIR/integration/view
 
 perf record -q -e cpu-clock -F 1000 -g -o perf.data -- "$WORKLOADS/hot" 1 >/dev/null 2>perf.err ||
-	{ cat perf.err; skip "perf record does not work here"; }
+	{ cat perf.err; skip "perf record does not work here: run as root (or lower kernel.perf_event_paranoid)"; }
 perf script -i perf.data --fields comm,pid,tid,time,period,event,ip,sym,dso >perf.data.txt 2>/dev/null
 total=$(awk -v mode=total -f "$V/perfscript.awk" perf.data.txt)
 check "perf recorded the workload ($total samples)" test "$total" -gt 100

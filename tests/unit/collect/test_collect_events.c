@@ -166,10 +166,10 @@ static bool kernel_has_hw(uint64_t config)
 int main(void)
 {
 	if (getuid() != 0)
-		SKIP("needs root for tracefs and perf_event_open");
+		SKIP("needs root for tracefs and perf_event_open: run the tests as root");
 	const char *tfs = tracefs_path();
 	if (!tfs)
-		SKIP("no tracefs here");
+		SKIP("no tracefs here: scripts/setup mounts it (as root)");
 	struct collect_events ce;
 
 	/* Default: cpu-clock at 1000 Hz, nothing else. */

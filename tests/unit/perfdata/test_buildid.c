@@ -44,9 +44,9 @@ int main(void)
 	unlink(tmp);
 
 	if (system("perf --version >/dev/null 2>&1") != 0)
-		SKIP("perf is not installed (the oracle for build-ids)");
+		SKIP("perf (the oracle for build-ids) is not installed: run scripts/setup as root");
 	if (access(hot, R_OK))
-		SKIP("tests/workloads/hot not built (BUILD_DIR unset?)");
+		SKIP("tests/workloads/hot not built (BUILD_DIR unset?): run it through meson test");
 
 	CHECK(buildid_read_path(hot, id, &size) == 0);
 	CHECK_EQ_U64(size, 20);

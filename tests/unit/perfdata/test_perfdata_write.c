@@ -837,11 +837,11 @@ static void test_roundtrip(const char *dir)
 int main(void)
 {
 	if (system("perf --version >/dev/null 2>&1") != 0)
-		SKIP("perf is not installed");
+		SKIP("perf is not installed: run scripts/setup as root");
 	struct hot_binary h;
 	memset(&h, 0, sizeof(h));
 	if (load_hot(&h))
-		SKIP("tests/workloads/hot not built (BUILD_DIR unset?)");
+		SKIP("tests/workloads/hot not built (BUILD_DIR unset?): run it through meson test");
 	CHECK(buildid_read_path(h.path, h.id, &h.id_size) == 0);
 	t0 = monotonic_ns();
 	load_kernel_text();

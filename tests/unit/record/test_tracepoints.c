@@ -22,10 +22,10 @@ static int field_offset(const char *format, const char *field)
 int main(void)
 {
 	if (getuid() != 0)
-		SKIP("needs root to read tracefs");
+		SKIP("needs root to read tracefs: run the tests as root");
 	const char *tfs = tracefs_path();
 	if (!tfs)
-		SKIP("no tracefs here");
+		SKIP("no tracefs here: scripts/setup mounts it (as root)");
 	uint64_t id = 0;
 	CHECK(tracepoint_id("sched:sched_switch", &id) == 0 && id > 0);
 	CHECK(tracepoint_id("sched:no_such_event", &id) < 0);

@@ -177,14 +177,15 @@ static void test_abba(void)
 int main(void)
 {
 	if (geteuid() != 0)
-		SKIP("stacks needs root (ptrace, /proc/<pid>/task/<tid>/stack)");
+		SKIP("stacks needs root (ptrace, /proc/<pid>/task/<tid>/stack): run the tests as "
+		     "root");
 	const char *build = getenv("BUILD_DIR");
 	if (!build)
-		SKIP("BUILD_DIR not set");
+		SKIP("BUILD_DIR not set: run it through meson test");
 	char exe[4096], ready[64];
 	snprintf(exe, sizeof(exe), "%s/tests/workloads/deadlock", build);
 	if (access(exe, X_OK) != 0)
-		SKIP("tests/workloads/deadlock is not built");
+		SKIP("tests/workloads/deadlock is not built: ninja -C build builds it");
 
 	struct stacks_opts so = {.kernel = true};
 	CHECK(stacks_snapshot_take(999999, &so) == NULL);

@@ -137,7 +137,7 @@ int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/pcjit.XXXXXX");
 	if (!mkdtemp(dir))
-		SKIP("cannot make a temporary directory");
+		SKIP("cannot make a temporary directory: make /tmp (or $TMPDIR) writable");
 	check_not_jitdump();
 	if (system("command -v node >/dev/null") == 0) {
 		char *path = make_dump();

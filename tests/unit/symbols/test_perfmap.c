@@ -143,7 +143,7 @@ int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/pcmap.XXXXXX");
 	if (!mkdtemp(dir))
-		SKIP("cannot make a temporary directory");
+		SKIP("cannot make a temporary directory: make /tmp (or $TMPDIR) writable");
 	check_garbage();
 	check_perfinfo();
 	check_node();

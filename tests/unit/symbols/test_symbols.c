@@ -182,7 +182,8 @@ static void compare(const char *data, const struct oracle *o, struct counts *c)
 			/* a binary of another test's container (its private /tmp), gone by now:
 			 * perf record copied it into perf's build-id cache, which we do not read */
 			if (frames[i].kind == FRAME_UNKNOWN && !strcmp(of->dso, frames[i].dso) &&
-			    frames[i].ip == of->ip && of->dso[0] == '/' && access(of->dso, F_OK) != 0) {
+			    frames[i].ip == of->ip && of->dso[0] == '/' &&
+			    access(of->dso, F_OK) != 0) {
 				c->vanished++;
 				continue;
 			}
@@ -233,15 +234,15 @@ int main(void)
 {
 	const char *build = getenv("BUILD_DIR");
 	if (geteuid() != 0)
-		SKIP("needs root for perf record");
+		SKIP("needs root for perf record: run the tests as root");
 	if (run("command -v perf >/dev/null") != 0)
-		SKIP("Debian linux-perf (perf) is not installed");
+		SKIP("perf (Debian linux-perf) is not installed: run scripts/setup as root");
 	if (!build)
 		SKIP("BUILD_DIR not set (run through meson test)");
 	log_set_quiet(true);
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/pcsym.XXXXXX");
 	if (!mkdtemp(tmpdir))
-		SKIP("cannot make a temporary directory");
+		SKIP("cannot make a temporary directory: make /tmp (or $TMPDIR) writable");
 	char args[512];
 	/* the workload: hot_leaf <- main <- __libc_start_call_main, ld.so at startup */
 	snprintf(args, sizeof(args), "-- %s/tests/workloads/hot 1 2", build);

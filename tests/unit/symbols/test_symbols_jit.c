@@ -220,12 +220,13 @@ int main(void)
 		rm_rf(dir);
 		if (test_failures)
 			return TEST_DONE();
-		SKIP("the mount namespace checks need root");
+		SKIP("the mount namespace checks need root: run the tests as root");
 	}
 	pid_t pid = start_target();
 	if (pid < 0) {
 		rm_rf(dir);
-		SKIP("cannot make a mount namespace here");
+		SKIP("cannot make a mount namespace here: run as root, outside a container that "
+		     "forbids it");
 	}
 	test_read_and_copy(pid, dir);
 	test_traps(pid, dir);
