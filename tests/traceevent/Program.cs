@@ -6,9 +6,10 @@
 //       PerfView's GUI opens for a trace.zip).  See PerfScript.cs for the lines printed.
 //   pc-traceevent nettrace FILE.nettrace
 //       the file read by EventPipeEventSource: event counts (see NetTrace.cs).
-//   pc-traceevent tracelog FILE.nettrace [--threadtime] [--stacks] [--runtime]
+//   pc-traceevent tracelog FILE.nettrace [--threadtime] [--stacks] [--runtime] [--sampleprofiler]
 //       a .nettrace through TraceLog, as PerfView opens one: its CPU and Thread Time views
-//       and event counts.  See TraceLogCmd.cs.
+//       (and the view of an EventPipe trace's SampleProfiler samples) and event counts.  See
+//       TraceLogCmd.cs.
 //
 // Each reader lives in a file of its own, registered in the table below.  Any exception
 // the reader throws is printed as "exception <type>: <message>" and exits 3, so a test can

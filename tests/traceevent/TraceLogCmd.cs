@@ -21,11 +21,22 @@
 //                                  to: its count, how many carry a stack, how many of those have
 //                                  a named frame, the first and last one's time (ms)
 //   cpu_span FIRST LAST            the first and last CPU sample's time (ms)
+//   sp_state NAME M                --sampleprofiler: PerfView's "Thread Time (with StartStop
+//                                  Activities)" view of an EventPipe trace (its
+//                                  SampleProfiler's thread samples, managed frames only, as
+//                                  PerfViewData builds it): ms under CPU_TIME,
+//                                  UNMANAGED_CODE_TIME ...
+//   sp_leaf N NAME                 --sampleprofiler: leaf frames of the CPU_TIME samples
+//   sp_frame N NAME                --sampleprofiler: every frame of the CPU_TIME samples, with
+//                                  the samples holding it
+//   sp_stack THREAD;ROOT;...;LEAF  --sampleprofiler --stacks: one line per CPU_TIME sample, its
+//                                  thread's id first, then its frames (pseudo frames dropped)
 using System;
 using System.Collections.Generic;
 using System.Globalization;
 using System.IO;
 using System.Linq;
+using Microsoft.Diagnostics.Symbols;
 using Microsoft.Diagnostics.Tracing;
 using Microsoft.Diagnostics.Tracing.Etlx;
 using Microsoft.Diagnostics.Tracing.Parsers;
@@ -52,13 +63,14 @@ namespace PcTraceEvent
 		{
 			if (args.Length < 1)
 			{
-				Console.Error.WriteLine("usage: pc-traceevent tracelog FILE.nettrace [--threadtime] [--stacks] [--events] [--runtime]");
+				Console.Error.WriteLine("usage: pc-traceevent tracelog FILE.nettrace [--threadtime] [--stacks] [--events] [--runtime] [--sampleprofiler]");
 				return 2;
 			}
 			bool threadTime = args.Contains("--threadtime");
 			bool stacks = args.Contains("--stacks");
 			dumpEvents = args.Contains("--events");
 			runtime = args.Contains("--runtime");
+			sampleProfiler = args.Contains("--sampleprofiler");
 			string etlx = Path.Combine(Path.GetTempPath(), "pc-tracelog-" + Environment.ProcessId + ".etlx");
 			int lost = 0;
 			var options = new TraceLogOptions
@@ -82,7 +94,52 @@ namespace PcTraceEvent
 			return 0;
 		}
 
-		static bool dumpEvents, runtime;
+		static bool dumpEvents, runtime, sampleProfiler;
+
+		// PerfView's view of an EventPipe trace's SampleProfiler samples (see --sampleprofiler).
+		static void SampleProfilerView(TraceLog log, bool stacks)
+		{
+			var source = new MutableTraceEventStackSource(log) { OnlyManagedCodeStacks = true };
+			using var symbols = new SymbolReader(TextWriter.Null, "");
+			new SampleProfilerThreadTimeComputer(log, symbols).GenerateThreadTimeStacks(source);
+			var states = new SortedDictionary<string, double>(StringComparer.Ordinal);
+			var leaves = new Dictionary<string, long>();
+			var frames = new Dictionary<string, long>();
+			source.ForEach(s =>
+			{
+				var names = Frames(source, s.StackIndex);
+				string state = names.LastOrDefault(n => n == "CPU_TIME" || n == "UNMANAGED_CODE_TIME" || n == "BLOCKED_TIME" || n == "AWAIT_TIME");
+				if (state == null)
+					return;
+				states.TryGetValue(state, out var m);
+				states[state] = m + s.Metric;
+				if (state != "CPU_TIME")
+					return;
+				int at = names.LastIndexOf(state);
+				if (at > 0)
+				{
+					leaves.TryGetValue(names[at - 1], out var n);
+					leaves[names[at - 1]] = n + 1;
+				}
+				foreach (var name in names.Take(at).Distinct())
+				{
+					frames.TryGetValue(name, out var n);
+					frames[name] = n + 1;
+				}
+				if (stacks)
+				{
+					// "Thread (TID)" is the thread's pseudo frame; the real frames hold a '!'.
+					string thread = names.FirstOrDefault(n => n.StartsWith("Thread (", StringComparison.Ordinal)) ?? "Thread (?)";
+					Console.WriteLine("sp_stack " + thread.Substring(8).TrimEnd(')') + ";" + string.Join(";", names.Take(at).Where(n => n.Contains('!'))));
+				}
+			});
+			foreach (var st in states)
+				Console.WriteLine($"sp_state {st.Key} " + F(st.Value));
+			foreach (var f in leaves.OrderByDescending(f => f.Value).ThenBy(f => f.Key, StringComparer.Ordinal))
+				Console.WriteLine($"sp_leaf {f.Value} {f.Key}");
+			foreach (var f in frames.OrderByDescending(f => f.Value).ThenBy(f => f.Key, StringComparer.Ordinal))
+				Console.WriteLine($"sp_frame {f.Value} {f.Key}");
+		}
 
 		// The events of the runtime's providers, by type and process (see --runtime).
 		static void RuntimeEvents(TraceLog log)
@@ -129,6 +186,8 @@ namespace PcTraceEvent
 				Console.WriteLine($"process {p.ProcessID} \"{p.Name}\" " + F(p.CPUMSec) + (dumpEvents ? $" image={p.ImageFileName} cmd={p.CommandLine} start={p.StartTimeRelativeMsec} idx={p.ProcessIndex}" : ""));
 			if (runtime)
 				RuntimeEvents(log);
+			if (sampleProfiler)
+				SampleProfilerView(log, stacks);
 
 			// PerfView's "CPU" view of a universal trace (EventPipePerfViewData "CPU").
 			var cpu = new MutableTraceEventStackSource(log);
