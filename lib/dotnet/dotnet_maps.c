@@ -84,12 +84,51 @@ static void warn_unnamed(pid_t pid, const char *why, bool ipc_off)
 		 ipc_off ? ", or let collect ask the runtime (.NET 8 or later)" : "");
 }
 
+/* `dotnet run` (watch, test) is the .NET SDK's own process, whose entry assembly is the
+ * SDK's dotnet.dll: the app it runs is a child process, and recording the SDK instead is an
+ * easy mistake that gives a trace of nothing (its samples are the SDK waiting). */
+static void warn_sdk(pid_t pid, const struct dotnet_process_info *info)
+{
+	if (!info->entry_assembly || strcmp(info->entry_assembly, "dotnet"))
+		return;
+	const char *verb = info->command_line ? strstr(info->command_line, "dotnet.dll ") : NULL;
+	char *what = xasprintf("dotnet %s", verb ? verb + strlen("dotnet.dll ") : "");
+	char *kids = xstrdup("");
+	pid_t *pids;
+	size_t n;
+	if (proc_pids(&pids, &n) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			struct proc_status st;
+			char comm[32] = "?";
+			if (proc_status(pids[i], &st) < 0 || st.ppid != pid)
+				continue;
+			proc_comm(pids[i], pids[i], comm, sizeof(comm));
+			char *more =
+			    xasprintf("%s%s%d (%s)", kids, *kids ? ", " : "", (int)pids[i], comm);
+			free(kids);
+			kids = more;
+		}
+		free(pids);
+	}
+	if (*kids)
+		log_warn("pid %d is the .NET SDK running '%s', not the app: the app it started "
+			 "is pid %s; collect -pid that one",
+			 (int)pid, what, kids);
+	else
+		log_warn("pid %d is the .NET SDK running '%s', not an app: collect -pid the "
+			 "app's own process",
+			 (int)pid, what);
+	free(kids);
+	free(what);
+}
+
 static void log_runtime(pid_t pid)
 {
 	struct dotnet_process_info info;
 	if (dotnet_process_info(pid, &info) == 0) {
 		log_info("pid %d: .NET %s, entry assembly %s, command line: %s", (int)pid,
 			 info.version, info.entry_assembly, info.command_line);
+		warn_sdk(pid, &info);
 		dotnet_process_info_free(&info);
 	} else {
 		log_info("pid %d: .NET runtime loaded; no process info (%s)", (int)pid,
