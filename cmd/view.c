@@ -494,9 +494,13 @@ static int plan_outputs(const struct view_opts *vo, const char *input, struct ou
 	}
 	if (f >= 0) {
 		const char *path = vo->output;
+		/* A differential graph is not the trace's own flame graph: it does not take
+		 * (and overwrite) that one's name. */
 		if (!path)
 			path = *owned =
-			    default_output(input, export_extension((enum export_format)f));
+			    default_output(input, vo->diff && f == EXPORT_SVG
+						      ? ".diff.svg"
+						      : export_extension((enum export_format)f));
 		outs[(*n)++] = (struct output){(enum export_format)f, path};
 	}
 	const char *inputs[] = {input, vo->diff, NULL};

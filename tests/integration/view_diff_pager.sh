@@ -36,6 +36,10 @@ check "  cold is the deepest blue" bash -c "grep -A3 '<title>cold$' d.svg | grep
 check "  hot is red (+30 of the largest 40 points)" bash -c "grep -A3 '<title>hot$' d.svg | grep -q 'fill=\"rgb(255,97,97)\"'"
 check "  main is white: its share did not move" bash -c "grep -A3 '<title>main$' d.svg | grep -q 'fill=\"rgb(255,255,255)\"'"
 check "  hover gives both shares" grep -q 'in old.txt: 350 samples, 70.00%; change -40.00 points' d.svg
+"$PC" view new.txt -flamegraph new.svg >own.out 2>&1
+"$PC" view new.txt -diff old.txt -format svg >dflt.out 2>&1
+check "without -o the differential graph is new.diff.svg, not the trace's own new.svg" \
+	bash -c "grep -q 'wrote new.diff.svg' dflt.out && xmllint --noout new.diff.svg && ! grep -q 'in old.txt' new.svg"
 rc=0
 "$PC" view new.txt -diff old.txt -format pprof >dp.out 2>&1 || rc=$?
 check "-diff with -format pprof is a usage error pointing at pprof -diff_base" \
