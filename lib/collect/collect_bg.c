@@ -308,6 +308,20 @@ static void note_outdir(const char *outdir, const struct registry_entry *e)
 	free(want);
 }
 
+/* The entry once its collector is gone: 0 when it finished (*e is its last state now),
+ * else -1 (pc_err): it died without finishing, which is explained and the entry removed. */
+static int reread_finished(struct registry *r, const char *name, struct registry_entry *e)
+{
+	struct registry_entry now;
+	if (registry_read(r, name, &now) <= 0 || strcmp(now.state, "finished")) {
+		registry_entry_release(&now);
+		return explain_stale(r, name, e);
+	}
+	registry_entry_release(e);
+	*e = now;
+	return 0;
+}
+
 /* Signals a live collector, waits until it is gone and rereads its entry.  0 when the
  * entry is finished now, -1 (pc_err, entry removed) when it is stale. */
 static int stop_live(struct registry *r, const char *name, struct registry_entry *e)
@@ -318,15 +332,8 @@ static int stop_live(struct registry *r, const char *name, struct registry_entry
 	if (!registry_entry_alive(e)) {
 		if (pidfd >= 0)
 			close(pidfd);
-		struct registry_entry again;
 		/* It may have finished between the two reads. */
-		if (registry_read(r, name, &again) <= 0 || strcmp(again.state, "finished")) {
-			registry_entry_release(&again);
-			return explain_stale(r, name, e);
-		}
-		registry_entry_release(e);
-		*e = again;
-		return 0;
+		return reread_finished(r, name, e);
 	}
 	int sent = pidfd >= 0 ? (int)syscall(SYS_pidfd_send_signal, pidfd, SIGINT, NULL, 0)
 			      : kill((pid_t)e->pid, SIGINT);
@@ -341,16 +348,7 @@ static int stop_live(struct registry *r, const char *name, struct registry_entry
 	int w = wait_exit(e->pid, pidfd);
 	if (pidfd >= 0)
 		close(pidfd);
-	if (w < 0)
-		return -1;
-	struct registry_entry after;
-	if (registry_read(r, name, &after) <= 0 || strcmp(after.state, "finished")) {
-		registry_entry_release(&after);
-		return explain_stale(r, name, e);
-	}
-	registry_entry_release(e);
-	*e = after;
-	return 0;
+	return w < 0 ? -1 : reread_finished(r, name, e);
 }
 
 static int stop_one(struct registry *r, const char *name, const char *outdir)
