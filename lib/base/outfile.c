@@ -191,9 +191,10 @@ void outfile_suspend(struct outfile *o)
 	outfile_free(o);
 }
 
-int outfile_commit(struct outfile *o)
+/* Flush, fsync, then the target's name: replaced (rename) or only where none is (link). */
+static int commit(struct outfile *o, bool exclusive)
 {
-	int rc = 0;
+	int rc = 0, e = 0;
 	/* A full disk shows at fflush or fsync; only a file that got all its bytes may take
 	 * the target's name. */
 	if (o->f && (fflush(o->f) != 0 || ferror(o->f)))
@@ -202,12 +203,29 @@ int outfile_commit(struct outfile *o)
 		rc = pc_err_errno("cannot write %s", o->path);
 	if (close_file(o) != 0 && rc == 0)
 		rc = pc_err_errno("cannot write %s", o->path);
-	if (rc == 0 && rename(o->temp, o->path) != 0)
+	if (rc == 0 && !exclusive && rename(o->temp, o->path) != 0)
 		rc = pc_err_errno("cannot rename the finished %s into place", o->path);
-	if (rc < 0)
+	if (rc == 0 && exclusive && link(o->temp, o->path) != 0) {
+		e = errno;
+		rc = e == EEXIST ? pc_err("%s exists already", o->path)
+				 : pc_err_errno("cannot link the finished %s into place", o->path);
+	}
+	if (rc < 0 || exclusive)
 		unlink(o->temp);
 	outfile_free(o);
+	if (e)
+		errno = e;
 	return rc;
+}
+
+int outfile_commit(struct outfile *o)
+{
+	return commit(o, false);
+}
+
+int outfile_commit_new(struct outfile *o)
+{
+	return commit(o, true);
 }
 
 /* The copy loop: read pieces from rd until the end or max bytes, write them all to dst.

@@ -42,6 +42,10 @@ const char *outfile_temp_path(const struct outfile *o);
 /* Flushes, syncs and renames over the target, then frees o.  -1 with pc_err() on any
  * failure, and then the temporary file is removed and the target is untouched. */
 int outfile_commit(struct outfile *o);
+/* As outfile_commit(), but only where nothing has the target's name yet (link(), not
+ * rename()): -1 with errno EEXIST when something has, and the temporary file is removed.
+ * Of two writers of one name, one wins (start's claim on a background collection's name). */
+int outfile_commit_new(struct outfile *o);
 /* Removes the temporary file and frees o (NULL is fine). */
 void outfile_abort(struct outfile *o);
 

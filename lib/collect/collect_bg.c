@@ -4,6 +4,7 @@
 #include "collect.h"
 #include "collect_registry.h"
 #include "collect_tracedir.h"
+#include "base/tracefile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -192,7 +193,7 @@ static char *absolute_outdir(const char *outdir)
 		pc_err("-o: a directory whose name holds a newline is refused");
 		return NULL;
 	}
-	if (mkdir_p(dir, 0755) < 0)
+	if (mkdir_p(dir, 0700) < 0) /* as collect makes it */
 		return NULL;
 	char *abs = realpath(dir, NULL);
 	if (!abs)
@@ -209,8 +210,8 @@ int collect_bg_start(struct collect_opts *o)
 	if (!abs)
 		return -1;
 	struct registry *reg = registry_open(true);
-	struct registry_entry e = {.zip = xasprintf("%s/%s.trace.zip", abs, o->name),
-				   .trace_dir = xasprintf("%s/%s.trace", abs, o->name)};
+	struct registry_entry e = {.zip = tracefile_path(abs, o->name, TRACE_ZIP_SUFFIX),
+				   .trace_dir = tracefile_path(abs, o->name, TRACE_DIR_SUFFIX)};
 	char *hint = xasprintf("'perfcollect-c stop %s' stops it", o->name);
 	const char *given_outdir = o->outdir;
 	int rc = -1, pipefd[2] = {-1, -1};
@@ -358,7 +359,7 @@ static int stop_one(struct registry *r, const char *name, const char *outdir)
 	if (rr < 0)
 		return -1;
 	if (rr == 0) {
-		char *dir = xasprintf("%s.trace", name);
+		char *dir = tracefile_path(NULL, name, TRACE_DIR_SUFFIX);
 		struct stat sb;
 		if (lstat(dir, &sb) == 0)
 			pc_err("no background collection '%s' runs (none in %s), but %s is here: "

@@ -12,6 +12,7 @@
  *   trace_dir /home/me/x/bg.trace
  */
 #include "collect_registry.h"
+#include "base/outfile.h"
 #include "base/proc.h"
 
 #include <dirent.h>
@@ -264,36 +265,23 @@ int registry_write(struct registry *r, const char *name, const struct registry_e
 	    xasprintf("%sshown %ld\nzip %s\ntrace_dir %s\n", text, e->shown, e->zip, e->trace_dir);
 	free(text);
 	text = more;
-	char *file = file_of(name, "state");
-	char *tmp = xasprintf(".%s.%ld.tmp", file, (long)getpid());
-	int rc = -1, saved = 0;
-	unlinkat(r->dirfd, tmp, 0); /* ours: the pid is in its name */
-	int fd = openat(r->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 || write_all(fd, text, strlen(text)) < 0 || fsync(fd) < 0) {
-		pc_err_errno("cannot write %s/%s", r->path, tmp);
-	} else if (exclusive) {
-		/* link() publishes it only where nothing is: two starts of one name cannot both
-		 * win. */
-		if (linkat(r->dirfd, tmp, r->dirfd, file, 0) == 0)
-			rc = 0;
-		else if ((saved = errno) == EEXIST)
-			pc_err("'%s' is already a background collection (%s/%s)", name, r->path,
-			       file);
-		else
-			pc_err_errno("cannot create %s/%s", r->path, file);
-	} else if (renameat(r->dirfd, tmp, r->dirfd, file) < 0) {
-		pc_err_errno("cannot rename %s/%s to %s", r->path, tmp, file);
-	} else {
-		rc = 0;
+	/* Written whole under a temporary name beside it, then renamed (or, for start's
+	 * claim on the name, linked: of two starts of one name, one wins). */
+	char *path = xasprintf("%s/%s.state", r->path, name);
+	int rc = -1, e_no = 0;
+	struct outfile *o = outfile_open(path);
+	if (o && write_all(outfile_fd(o), text, strlen(text)) < 0) {
+		pc_err_errno("cannot write %s", path);
+		outfile_abort(o);
+	} else if (o) {
+		rc = exclusive ? outfile_commit_new(o) : outfile_commit(o);
+		if (rc < 0 && (e_no = errno) == EEXIST)
+			pc_err("'%s' is already a background collection (%s)", name, path);
 	}
-	if (fd >= 0)
-		close(fd);
-	unlinkat(r->dirfd, tmp, 0);
-	free(tmp);
-	free(file);
+	free(path);
 	free(text);
-	if (saved)
-		errno = saved;
+	if (e_no)
+		errno = e_no;
 	return rc;
 }
 
@@ -310,14 +298,10 @@ void registry_remove(struct registry *r, const char *name)
 
 int registry_create_output(struct registry *r, const char *name)
 {
-	char *file = file_of(name, "out");
 	/* The name is ours (its state was created exclusively): an older output goes. */
-	unlinkat(r->dirfd, file, 0);
-	int fd = openat(r->dirfd, file,
-			O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0600);
-	if (fd < 0)
-		pc_err_errno("cannot create %s/%s", r->path, file);
-	free(file);
+	char *path = xasprintf("%s/%s.out", r->path, name);
+	int fd = outfile_create(path, OUTFILE_REPLACE | OUTFILE_APPEND);
+	free(path);
 	return fd;
 }
 
@@ -385,9 +369,8 @@ void registry_names_free(char **names, size_t n)
 
 static void read_boot_id(char *buf, size_t len)
 {
-	char *s = read_file("/proc/sys/kernel/random/boot_id", NULL);
+	char *s = sysctl_read("kernel.random.boot_id");
 	snprintf(buf, len, "%s", s ? s : "unknown");
-	buf[strcspn(buf, "\n")] = '\0';
 	free(s);
 }
 

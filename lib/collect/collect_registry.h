@@ -4,11 +4,13 @@
  * Root's is /run/perfcollect-c; another user's is $XDG_RUNTIME_DIR/perfcollect-c (or
  * /tmp/perfcollect-c-<uid> without one).  The directory is created 0700 and, each time it
  * is opened, must be a real directory (O_NOFOLLOW) owned by us with no access for anyone
- * else; everything in it is reached through that directory's fd (openat), never by path,
- * created O_EXCL | O_NOFOLLOW and checked (regular file, ours) when read.  Per collection
- * it holds <name>.state (key value lines, replaced whole by rename, so a reader never sees
- * half of one) and <name>.out (what the collector printed).  A name is a plain file name:
- * no '/', no "..", no leading '.', no control characters.
+ * else.  Its files are created by base/outfile in that verified directory, O_EXCL |
+ * O_NOFOLLOW (so outfile_set_owner() must not be in effect: they are ours alone), and read
+ * through the directory's fd, never through a symlink, only when regular and ours.  Per
+ * collection it holds <name>.state (key value lines, replaced whole by rename, so a reader
+ * never sees half of one; created by link, so two starts of one name cannot both have it)
+ * and <name>.out (what the collector printed).  A name is a plain file name: no '/', no
+ * "..", no leading '.', no control characters.
  */
 #ifndef PC_COLLECT_REGISTRY_H
 #define PC_COLLECT_REGISTRY_H

@@ -1,9 +1,9 @@
 /* Unit tests for outfile: the target appears only complete (a reader never sees a part of
- * it, across many renames), an earlier file of that name survives every failure (abort, a
- * write that does not fit, a kill before the commit), no temporary file is left behind,
- * every file is 0600 whatever the umask, never created through a symlink (at the target
- * or where outfile_create() makes one), given to the owner set; copies stop at the bound
- * given; outputs are refused over inputs and trace archives. */
+ * it, across many renames), outfile_commit_new() gives a name to one writer only, an earlier file
+ * of that name survives every failure (abort, a write that does not fit, a kill before the commit),
+ * no temporary file is left behind, every file is 0600 whatever the umask, never created through a
+ * symlink (at the target or where outfile_create() makes one), given to the owner set; copies stop
+ * at the bound given; outputs are refused over inputs and trace archives. */
 #include "base/outfile.h"
 #include "test.h"
 
@@ -179,6 +179,54 @@ static void test_rename_atomic(const char *dir)
 	free(p);
 }
 
+/* commit_new: the name only where none is; of two writers (processes) of one name, exactly
+ * one gets it, whole, and the loser's temporary file goes. */
+static void test_commit_new(const char *top)
+{
+	char *dir = xasprintf("%s/new", top);
+	CHECK(mkdir(dir, 0700) == 0);
+	char *p = xasprintf("%s/claim", dir);
+	struct outfile *o = outfile_open(p);
+	fputs("one\n", outfile_stream(o));
+	CHECK(outfile_commit_new(o) == 0);
+	o = outfile_open(p);
+	fputs("two\n", outfile_stream(o));
+	errno = 0;
+	CHECK(outfile_commit_new(o) < 0 && errno == EEXIST);
+	CHECK(strstr(pc_strerror(), "exists already") != NULL);
+	char *c = contents(p);
+	CHECK_STR(c, "one\n");
+	free(c);
+	CHECK_EQ_U64(entries(dir), 1);
+	unlink(p);
+	for (int round = 0; round < 20; round++) {
+		pid_t kids[4];
+		for (int k = 0; k < 4; k++)
+			if ((kids[k] = fork()) == 0) {
+				struct outfile *w = outfile_open(p);
+				fprintf(outfile_stream(w), "writer %d\n", k);
+				_exit(w && outfile_commit_new(w) == 0 ? 0
+				      : errno == EEXIST		      ? 3
+								      : 1);
+			}
+		int won = 0, lost = 0;
+		for (int k = 0; k < 4; k++) {
+			int ws;
+			CHECK(waitpid(kids[k], &ws, 0) == kids[k] && WIFEXITED(ws));
+			won += WEXITSTATUS(ws) == 0;
+			lost += WEXITSTATUS(ws) == 3;
+		}
+		CHECK(won == 1 && lost == 3);
+		c = contents(p);
+		CHECK(str_startswith(c, "writer ") && strlen(c) == strlen("writer 0\n"));
+		free(c);
+		CHECK_EQ_U64(entries(dir), 1);
+		unlink(p);
+	}
+	free(p);
+	free(dir);
+}
+
 /* A copy stops at its bound (the size seen at open), from an fd or a stream. */
 static void test_copy(const char *dir)
 {
@@ -299,6 +347,7 @@ int main(void)
 	test_symlinks(dir);
 	test_mode_and_owner(dir);
 	test_rename_atomic(dir);
+	test_commit_new(dir);
 	test_copy(dir);
 	free(path);
 	rm_rf(dir);
