@@ -93,8 +93,14 @@ check "merge packs the file into the zip" bash -c "'$PC' ls killed.trace.zip | g
 kill "$APP_PID"
 
 # ---- the target exits: its session ends with it ----
-start_app 2
-"$PC" collect exit -pid "$APP_PID" 2>exit.err
+# (ended once its session records, not after a fixed time: under ASan on a loaded machine
+# the collector took longer to attach than an app that ran 2 s lived)
+start_app 60
+start_collect exit -pid "$APP_PID"
+wait_until 30 grep -q "recording its .NET runtime events" exit.err ||
+	fail "a target that exits: its events never recorded"
+kill "$APP_PID"
+wait "$collector"
 check "a target that exits: collect exits 0" test $? -eq 0
 check "the log says the runtime ended the session" \
 	bash -c "'$PC' cat exit.trace.zip perfcollect.log | grep -q 'ended by the runtime'"
