@@ -396,22 +396,20 @@ static char *hot_cmd(const char *seconds, const char *threads)
 	return xasprintf("'%s' %s %s", hot, seconds, threads);
 }
 
-/* -p PID of a running process: no PERF_SAMPLE_CPU, one attr, no ids in samples.  On a busy
- * machine perf may start after the target ended ("no such process"): then try again. */
+/* -p PID of a running process: no PERF_SAMPLE_CPU, one attr, no ids in samples.  The target
+ * outlives the recording (perf records it for the second `sleep 1` runs), so a busy machine
+ * that starts perf late cannot leave it nothing to attach to. */
 static char *record_pid(void)
 {
 	char *path = path_in_tmp("p.data");
-	int rc = -1;
-	for (int attempt = 0; attempt < 3 && rc != 0; attempt++) {
-		char *argv[] = {hot, "2", "2", NULL};
-		pid_t target = spawn(argv);
-		char *cmd = xasprintf("perf record -q -e cpu-clock -F 1000 -g -p %d -o '%s'",
-				      (int)target, path);
-		rc = run_quiet(cmd); /* perf stops when the target exits */
-		kill(target, SIGKILL);
-		waitpid(target, NULL, 0);
-		free(cmd);
-	}
+	char *argv[] = {hot, "600", "2", NULL};
+	pid_t target = spawn(argv);
+	char *cmd = xasprintf("perf record -q -e cpu-clock -F 1000 -g -p %d -o '%s' -- sleep 1",
+			      (int)target, path);
+	int rc = run_quiet(cmd);
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
+	free(cmd);
 	CHECK(rc == 0);
 	return path;
 }
