@@ -20,6 +20,9 @@ enum tracefile_kind tracefile_kind_of(const void *head, size_t len)
 	    {"2ELIFREP", 8, TRACEFILE_PERF_DATA}, /* written on a big-endian machine */
 	    {"PK\3\4", 4, TRACEFILE_ZIP},
 	    {"Nettrace", 8, TRACEFILE_NETTRACE},
+	    /* a .netperf (NetTrace 3, .NET Core 2.1): no magic, the FastSerialization header's
+	     * length (20) and its start */
+	    {"\x14\0\0\0!Fas", 8, TRACEFILE_NETTRACE},
 	};
 	if (!len)
 		return TRACEFILE_EMPTY;

@@ -23,7 +23,8 @@ enum tracefile_kind {
 	TRACEFILE_DIR,	     /* a directory (a <name>.trace) */
 	TRACEFILE_PERF_DATA, /* "PERFILE2" in either byte order (perf's pipe mode too) */
 	TRACEFILE_ZIP,	     /* "PK\3\4": a trace.zip, or any zip */
-	TRACEFILE_NETTRACE,  /* "Nettrace": EventPipe's NetTrace format */
+	TRACEFILE_NETTRACE,  /* EventPipe's NetTrace format: "Nettrace" (versions 4 to 6), or a
+			      * .netperf's FastSerialization header (version 3) */
 };
 
 /* What the first len bytes of a file say it is (never TRACEFILE_DIR). */

@@ -1,7 +1,9 @@
 /* nettrace_read: see nettrace_read.h.  The stream is read one block at a time into
- * r->block: v4 wraps each block in a FastSerialization object (tags, a type object, a size,
- * padding to 4 bytes of the stream), v6 puts a 4-byte header (24-bit size, 8-bit kind) in
- * front of it.  Event and metadata blocks are then walked one row per call. */
+ * r->block: v3 and v4 wrap each block in a FastSerialization object (tags, a type object, a
+ * size, padding to 4 bytes of the stream), v6 puts a 4-byte header (24-bit size, 8-bit kind)
+ * in front of it.  Event and metadata blocks are then walked one row per call; a v3 event
+ * block holds both (an event of metadata id 0 is a metadata row), each event followed by
+ * its own stack (NetPerfFormat.md). */
 #include "nettrace_read.h"
 #include "nettrace_blocks.h"
 #include "nettrace_metadata.h"
@@ -18,7 +20,10 @@
 #define INPUT_CHUNK	  65536
 #define HEADER_COMPRESSED 1 /* EventBlock flags */
 
-enum { TAG_NULL = 1, TAG_BEGIN_PRIVATE_OBJECT = 5, TAG_END_OBJECT = 6 };
+enum { TAG_NULL = 1, TAG_BEGIN_OBJECT = 4, TAG_BEGIN_PRIVATE_OBJECT = 5, TAG_END_OBJECT = 6 };
+
+/* v3's fixed event header: size, metadata id, thread, time, two activity ids, payload size. */
+#define V3_HEADER 56
 
 /* Compressed event header flags (both versions). */
 enum {
@@ -57,6 +62,9 @@ struct nettrace_reader {
 	bool have_trace;
 	struct nettrace_stats stats;
 	struct nettrace_tables t;
+	bool netperf;	     /* v3: no "Nettrace" magic, BeginObject tags */
+	uint64_t *v3_ips;    /* v3: the stack of the event handed out */
+	size_t v3_ips_cap;
 };
 
 /* ---- input ----------------------------------------------------------------------------- */
@@ -178,6 +186,14 @@ static int read_stream_header(struct nettrace_reader *r)
 {
 	uint8_t magic[8];
 	int rc = take(r, magic, 8);
+	if (!rc && !memcmp(magic, "\x14\0\0\0!Fas", 8)) { /* a .netperf: no magic */
+		char rest[sizeof(FS_MAGIC) - 1 - 4];
+		if (take(r, rest, sizeof(rest)) || memcmp(rest, FS_MAGIC + 4, sizeof(rest)))
+			return bad(r, 4, "no FastSerialization header");
+		r->netperf = true;
+		r->trace.version = 3;
+		return 0;
+	}
 	if (rc || memcmp(magic, MAGIC, 8))
 		return rc < 0 ? -1
 			      : pc_err("%s: not a NetTrace file (no 'Nettrace' magic)", r->name);
@@ -189,7 +205,7 @@ static int read_stream_header(struct nettrace_reader *r)
 		if (take_u32(r, &major) || take_u32(r, &minor))
 			return bad(r, r->offset, "the header cut short");
 		if (major != 6)
-			return pc_err("%s: NetTrace version %u is not supported (4 to 6 are)",
+			return pc_err("%s: NetTrace version %u is not supported (3 to 6 are)",
 				      r->name, major);
 		r->trace.version = 6;
 		return 0;
@@ -221,7 +237,7 @@ static int parse_trace(struct nettrace_reader *r)
 	struct span *s = &r->cur;
 	struct nettrace_trace *t = &r->trace;
 	parse_sync_utc(s, t);
-	if (t->version == 4) {
+	if (t->version < 6) {
 		t->pid = span_u32(s);
 		t->processors = span_u32(s);
 		t->expected_sampling_ns = span_u32(s);
@@ -257,13 +273,14 @@ static int parse_trace(struct nettrace_reader *r)
 	return 0;
 }
 
-/* v4: one FastSerialization object header: BeginPrivateObject, the type object (tag, tag
- * NullReference, int version, int minimum reader version, int name length, name,
- * EndObject), then for blocks an int size and padding to a 4-byte stream offset.  Sets
- * r->kind and reads the body; NullReference instead ends the stream. */
+/* v3, v4: one FastSerialization object header: BeginPrivateObject (v3: BeginObject), the
+ * type object (tag, tag NullReference, int version, int minimum reader version, int name
+ * length, name, EndObject), then for blocks an int size and padding to a 4-byte stream
+ * offset.  Sets r->kind and reads the body; NullReference instead ends the stream. */
 static int read_block_v4(struct nettrace_reader *r)
 {
 	uint8_t tag, t2, t3;
+	uint8_t begin = r->netperf ? TAG_BEGIN_OBJECT : TAG_BEGIN_PRIVATE_OBJECT;
 	int rc = take_u8(r, &tag);
 	if (rc)
 		return cut(r, rc);
@@ -272,15 +289,14 @@ static int read_block_v4(struct nettrace_reader *r)
 		r->kind = BLOCK_END;
 		return 0;
 	}
-	if (tag != TAG_BEGIN_PRIVATE_OBJECT)
+	if (tag != begin)
 		return bad(r, at, "neither an object nor the end of the stream");
 	uint32_t version, minver, namelen;
-	char name[16];
+	char name[48];
 	if ((rc = take_u8(r, &t2)) || (rc = take_u8(r, &t3)) || (rc = take_u32(r, &version)) ||
 	    (rc = take_u32(r, &minver)) || (rc = take_u32(r, &namelen)))
 		return cut(r, rc);
-	if (tag != TAG_BEGIN_PRIVATE_OBJECT || t2 != TAG_BEGIN_PRIVATE_OBJECT || t3 != TAG_NULL ||
-	    namelen >= sizeof(name))
+	if (t2 != begin || t3 != TAG_NULL || namelen >= sizeof(name))
 		return bad(r, at, "a bad object header");
 	if ((rc = take(r, name, namelen)) || (rc = take_u8(r, &tag)))
 		return cut(r, rc);
@@ -291,6 +307,7 @@ static int read_block_v4(struct nettrace_reader *r)
 		const char *name;
 		enum block_kind kind;
 	} kinds[] = {{"Trace", BLOCK_TRACE},
+		     {"Microsoft.DotNet.Runtime.EventPipeFile", BLOCK_TRACE},
 		     {"EventBlock", BLOCK_EVENT},
 		     {"MetadataBlock", BLOCK_METADATA},
 		     {"StackBlock", BLOCK_STACK},
@@ -303,11 +320,12 @@ static int read_block_v4(struct nettrace_reader *r)
 	r->kind = kinds[k].kind;
 	uint32_t size = 48; /* the Trace object's fields */
 	if (r->kind == BLOCK_TRACE) {
-		if (version != 4)
-			return pc_err("%s: NetTrace version %u is not supported (4 to 6 are)",
-				      r->name, version);
+		if (version != (r->netperf ? 3u : 4u))
+			return pc_err("%s: %s version %u is not supported (NetTrace 3 to 6 are; "
+				      "TraceEvent reads no older one either)",
+				      r->name, r->netperf ? "NetPerf" : "NetTrace", version);
 	} else {
-		if (version != 2)
+		if (version < 1 || version > 2)
 			return bad(r, at, "an unknown block version");
 		if ((rc = take_u32(r, &size)))
 			return cut(r, rc);
@@ -410,7 +428,9 @@ static int parse_event_header(struct nettrace_reader *r)
 static int begin_rows(struct nettrace_reader *r)
 {
 	struct span *s = &r->cur;
-	if (r->trace.version == 6 && r->kind == BLOCK_METADATA) {
+	if (r->trace.version == 3) {
+		r->compressed = false;
+	} else if (r->trace.version == 6 && r->kind == BLOCK_METADATA) {
 		size_t hs = span_u16(s);
 		span_take(s, hs);
 		r->compressed = false;
@@ -461,6 +481,16 @@ static int next_metadata(struct nettrace_reader *r)
 	return 1;
 }
 
+/* Counts the event, in the stats' span of time. */
+static void count_event(struct nettrace_reader *r)
+{
+	if (!r->stats.events || r->ev.timestamp < r->stats.first_ticks)
+		r->stats.first_ticks = r->ev.timestamp;
+	if (r->ev.timestamp > r->stats.last_ticks)
+		r->stats.last_ticks = r->ev.timestamp;
+	r->stats.events++;
+}
+
 /* The next event of the block, resolved; 1 with it in r->ev, 0 at the block's end. */
 static int next_event(struct nettrace_reader *r)
 {
@@ -488,12 +518,60 @@ static int next_event(struct nettrace_reader *r)
 	}
 	r->stats.lost_events +=
 	    nettrace_tables_sequence(&r->t, r->ev.capture_thread_id, r->ev.sequence);
-	if (!r->stats.events || r->ev.timestamp < r->stats.first_ticks)
-		r->stats.first_ticks = r->ev.timestamp;
-	if (r->ev.timestamp > r->stats.last_ticks)
-		r->stats.last_ticks = r->ev.timestamp;
-	r->stats.events++;
+	count_event(r);
 	return 1;
+}
+
+/* v3: the next row of an event block, a metadata row (1, in r->meta_out) or an event (2, in
+ * r->ev, its stack in r->v3_ips); 0 at the block's end. */
+static int next_row_v3(struct nettrace_reader *r)
+{
+	struct span *s = &r->cur;
+	if (!span_left(s))
+		return 0;
+	uint64_t at = r->block_offset + s->pos;
+	size_t start = s->pos;
+	uint32_t size = span_u32(s);
+	uint32_t meta_id = span_u32(s);
+	struct nettrace_event *e = &r->ev;
+	memset(e, 0, sizeof(*e));
+	e->thread_id = e->thread_index = e->capture_thread_id = span_u32(s);
+	e->timestamp = span_u64(s);
+	const uint8_t *a = span_take(s, 16), *b = span_take(s, 16);
+	e->payload_size = span_u32(s);
+	if (s->bad || size < V3_HEADER - 4 + 4 || size - (V3_HEADER - 4) > span_left(s) ||
+	    e->payload_size > size - (V3_HEADER - 4))
+		return bad(r, at, "an event cut short");
+	size_t end = start + 4 + size;
+	memcpy(e->activity_id, a, 16);
+	memcpy(e->related_activity_id, b, 16);
+	e->payload = span_take(s, e->payload_size);
+	uint32_t stack_size = span_u32(s);
+	const uint8_t *stack = span_take(s, stack_size);
+	if (!stack || s->pos > end)
+		return bad(r, at, "an event's stack past its end");
+	s->pos = end;
+	if (meta_id == 0) {
+		struct nettrace_metadata m;
+		if (nettrace_metadata_parse_v4(e->payload, e->payload_size, &m) < 0)
+			return bad(r, at, pc_strerror());
+		r->meta_out = nettrace_tables_add_metadata(&r->t, &m);
+		r->stats.metadata++;
+		return 1;
+	}
+	e->meta = nettrace_tables_metadata(&r->t, meta_id);
+	if (!e->meta)
+		return bad(r, at, "an event of undefined metadata");
+	size_t n = stack_size / r->trace.pointer_size;
+	grow_array((void **)&r->v3_ips, &r->v3_ips_cap, n + 1, sizeof(*r->v3_ips));
+	struct span ss = span_of(stack, stack_size);
+	for (size_t i = 0; i < n; i++)
+		r->v3_ips[i] = span_ptr(&ss, r->trace.pointer_size);
+	e->stack = n ? r->v3_ips : NULL;
+	e->stack_depth = n;
+	e->process_id = r->trace.pid;
+	count_event(r);
+	return 2;
 }
 
 static int parse_stack_block(struct nettrace_reader *r)
@@ -560,7 +638,18 @@ int nettrace_reader_next(struct nettrace_reader *r, struct nettrace_item *it)
 				return 1;
 			}
 		}
-		if (r->kind == BLOCK_EVENT && span_left(&r->cur)) {
+		if (r->kind == BLOCK_EVENT && r->netperf && span_left(&r->cur)) {
+			int rc = next_row_v3(r);
+			if (rc < 0)
+				return -1;
+			if (rc) {
+				it->kind = rc == 1 ? NETTRACE_ITEM_METADATA : NETTRACE_ITEM_EVENT;
+				it->metadata = rc == 1 ? r->meta_out : NULL;
+				it->event = rc == 2 ? &r->ev : NULL;
+				return 1;
+			}
+		}
+		if (r->kind == BLOCK_EVENT && !r->netperf && span_left(&r->cur)) {
 			int rc = next_event(r);
 			if (rc < 0)
 				return -1;
@@ -662,6 +751,7 @@ void nettrace_reader_free(struct nettrace_reader *r)
 	free(r->trace.values);
 	free(r->block);
 	free(r->in);
+	free(r->v3_ips);
 	free(r->name);
 	free(r);
 }

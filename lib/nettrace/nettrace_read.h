@@ -1,9 +1,11 @@
 /* nettrace_read: a streaming reader of NetTrace, the format of EventPipe (the .NET
  * runtime's event stream and *.nettrace files).
  *
- * Formats: version 4 (what .NET Core 3 to .NET 10 write; the "version 5" metadata tags
- * included) and version 6 (TraceEvent's current format), as microsoft/perfview's
- * NetTraceFormat.md and NetTraceFormat_v5.md define them.  The input is pulled through a
+ * Formats: version 3 (the .netperf files of .NET Core 2.1, NetPerfFormat.md), version 4
+ * (what .NET Core 3 to .NET 10 write; the "version 5" metadata tags included) and version 6
+ * (TraceEvent's current format), as microsoft/perfview's NetTraceFormat.md and
+ * NetTraceFormat_v5.md define them.  Versions 1 and 2 (.NET Core 2.0) are refused, as
+ * TraceEvent refuses them.  The input is pulled through a
  * read function, block by block, so a file of any size (or a live stream) is read with
  * memory that follows the largest block and the caches the format bounds (stacks and label
  * lists until the next sequence point; metadata and threads of the trace).
@@ -34,16 +36,16 @@
 #include <sys/types.h>
 
 struct nettrace_trace {
-	unsigned version; /* 4 (FastSerialization objects, v4/v5) or 6 */
+	unsigned version; /* 3 (.netperf), 4 (FastSerialization objects, v4/v5) or 6 */
 	struct {
 		unsigned year, month, day_of_week, day, hour, minute, second, millisecond;
 	} sync_utc;
 	uint64_t sync_ticks; /* the clock at sync_utc */
 	uint64_t tick_freq;  /* ticks per second */
 	unsigned pointer_size;
-	uint32_t pid;	     /* v4: the process traced; v6: "ProcessId" if given, else 0 */
-	uint32_t processors; /* v4: NumberOfProcessors; v6: "HardwareThreadCount" */
-	uint32_t expected_sampling_ns; /* v4: ExpectedCPUSamplingRate */
+	uint32_t pid;	     /* v3, v4: the process traced; v6: "ProcessId" if given, else 0 */
+	uint32_t processors; /* v3, v4: NumberOfProcessors; v6: "HardwareThreadCount" */
+	uint32_t expected_sampling_ns; /* v3, v4: ExpectedCPUSamplingRate */
 	char **keys, **values;	       /* v6 key-value pairs */
 	size_t nkeys;
 };
@@ -52,9 +54,9 @@ struct nettrace_event {
 	const struct nettrace_metadata *meta;
 	uint64_t timestamp;  /* ticks */
 	uint64_t thread_id;  /* OS thread id (v6: of the thread index, 0 when not given) */
-	uint64_t process_id; /* v4: the trace's; v6: the thread's */
+	uint64_t process_id; /* v3, v4: the trace's; v6: the thread's */
 	uint64_t capture_thread_id;
-	uint64_t thread_index; /* v6: the thread table's index; v4: = thread_id */
+	uint64_t thread_index; /* v6: the thread table's index; v3, v4: = thread_id */
 	uint32_t sequence, processor, stack_id;
 	bool sorted; /* every later event in the file has a timestamp >= this one's */
 	uint8_t activity_id[16], related_activity_id[16];

@@ -10,6 +10,9 @@
 //       a .nettrace through TraceLog, as PerfView opens one: its CPU and Thread Time views
 //       (and the view of an EventPipe trace's SampleProfiler samples) and event counts.  See
 //       TraceLogCmd.cs.
+//   pc-traceevent perfview FILE.nettrace
+//       PerfView's .NET views of the file: stacks of samples, allocations, exceptions; GC
+//       and JIT statistics from TraceEvent's analysis.  See PerfViewCmd.cs.
 //
 // Each reader lives in a file of its own, registered in the table below.  Any exception
 // the reader throws is printed as "exception <type>: <message>" and exits 3, so a test can
@@ -26,6 +29,7 @@ namespace PcTraceEvent
 			["perfscript"] = PerfScript.Run,
 			["nettrace"] = NetTrace.Run,
 			["tracelog"] = TraceLogCmd.Run,
+			["perfview"] = PerfViewCmd.Run,
 		};
 
 		public static int Main(string[] args)

@@ -52,6 +52,9 @@ static void test_kinds(const char *dir)
 	CHECK(tracefile_kind_of("PK\3\4", 4) == TRACEFILE_ZIP);
 	CHECK(tracefile_kind_of("PK\3", 3) == TRACEFILE_OTHER);
 	CHECK(tracefile_kind_of("", 0) == TRACEFILE_EMPTY);
+	/* a .netperf: "!FastSerialization.1" behind its length, no magic of its own */
+	CHECK(tracefile_kind_of("\x14\0\0\0!FastSerialization.1", 24) == TRACEFILE_NETTRACE);
+	CHECK(tracefile_kind_of("\x15\0\0\0!FastSerialization.1", 24) == TRACEFILE_OTHER);
 
 	/* a FIFO is read without waiting for a writer: nothing there, so "empty" at once */
 	char *fifo = xasprintf("%s/fifo", dir);

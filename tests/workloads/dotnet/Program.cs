@@ -11,6 +11,10 @@
 //                                 mixed work each (see Bench); print "elapsed_ms N cpu_ms N"
 //   pc-dotnet-app storm GO SECONDS wait for file GO, then throw and catch exceptions as fast
 //                                 as it can for SECONDS; print "thrown N"
+//   pc-dotnet-app perfview GO SECONDS  wait for file GO, then do what each of view's .NET
+//                                 views must find (see Profiled): allocate Widgets, throw
+//                                 AppErrorC, contend on a lock, spin in Profiled.Hot; print
+//                                 its own counts; then exit
 //
 // It prints "ready <pid>" once its hot methods have been JIT-compiled and run, so a test
 // can wait for that line instead of sleeping.  The hot path is the app's own code
@@ -344,6 +348,110 @@ namespace PcDotnetApp
 		}
 	}
 
+	// An object of a type no other code allocates, so its share of the allocations is known.
+	public sealed class Widget
+	{
+		public long A, B, C, D, E, F;
+		public Widget Next;
+	}
+
+	public class AppErrorC : Exception
+	{
+		public AppErrorC(int i) : base("C" + i) { }
+	}
+
+	public sealed class Ledger
+	{
+		public long Total;
+	}
+
+	// The workload of view's PerfView views (tests/integration/view_perfview.sh): each phase
+	// has a method of its own, so each view has a known leader:
+	//   alloc: Widget, from AllocateWidgets (~200 MB, far more than anything else allocates);
+	//   exception: AppErrorC, thrown Throws times from ThrowC;
+	//   contention: 4 threads waiting in HoldLedger for the one Ledger lock;
+	//   cpu: Hot, a loop of arithmetic, for SECONDS.
+	public static class Profiled
+	{
+		public const int Throws = 37;
+		static readonly Ledger Book = new Ledger();
+		static Widget keep;
+
+		[MethodImpl(MethodImplOptions.NoInlining)]
+		static long AllocateWidgets(int n)
+		{
+			long sum = 0;
+			for (int i = 0; i < n; i++) {
+				var w = new Widget { A = i, Next = (i & 1023) == 0 ? keep : null };
+				if ((i & 1023) == 0)
+					keep = w;
+				sum += w.A;
+			}
+			return sum;
+		}
+
+		[MethodImpl(MethodImplOptions.NoInlining)]
+		static void ThrowC(int i)
+		{
+			throw new AppErrorC(i);
+		}
+
+		[MethodImpl(MethodImplOptions.NoInlining)]
+		static void HoldLedger()
+		{
+			lock (Book) {
+				var sw = Stopwatch.StartNew();
+				while (sw.Elapsed.TotalMilliseconds < 3)
+					Book.Total++;
+			}
+		}
+
+		[MethodImpl(MethodImplOptions.NoInlining)]
+		static long Hot(double seconds)
+		{
+			long acc = 1;
+			var sw = Stopwatch.StartNew();
+			while (sw.Elapsed.TotalSeconds < seconds)
+				for (int i = 0; i < 100000; i++)
+					acc = acc * 6364136223846793005L + i ^ (acc >> 17);
+			return acc;
+		}
+
+		public static int Run(string go, double seconds)
+		{
+			Console.WriteLine("ready " + Environment.ProcessId);
+			Console.Out.Flush();
+			while (!File.Exists(go))
+				Thread.Sleep(10);
+			long contention0 = Monitor.LockContentionCount;
+			long sum = AllocateWidgets(3000000);
+			int thrown = 0;
+			for (int i = 0; i < Throws; i++) {
+				try {
+					ThrowC(i);
+				} catch (AppErrorC) {
+					thrown++;
+				}
+			}
+			var all = new Thread[4];
+			for (int t = 0; t < all.Length; t++) {
+				all[t] = new Thread(() => {
+					for (int r = 0; r < 25; r++)
+						HoldLedger();
+				});
+				all[t].Start();
+			}
+			foreach (var t in all)
+				t.Join();
+			sum += Hot(seconds);
+			Console.WriteLine("thrown PcDotnetApp.AppErrorC " + thrown);
+			Console.WriteLine("contention " + (Monitor.LockContentionCount - contention0));
+			Console.WriteLine("done " + (sum & 1));
+			Console.Out.Flush();
+			return 0;
+		}
+	}
+
 	public static class Program
 	{
 		public static int Main(string[] args)
@@ -357,6 +465,8 @@ namespace PcDotnetApp
 			}
 			if (args.Length == 3 && args[0] == "bench")
 				return Bench.Run(args[1], int.Parse(args[2], CultureInfo.InvariantCulture));
+			if (args.Length == 3 && args[0] == "perfview")
+				return Profiled.Run(args[1], double.Parse(args[2], CultureInfo.InvariantCulture));
 			if (args.Length == 3 && args[0] == "storm")
 				return Bench.Storm(args[1], double.Parse(args[2], CultureInfo.InvariantCulture));
 			double seconds = 5;
