@@ -62,8 +62,8 @@ struct nettrace_reader {
 	bool have_trace;
 	struct nettrace_stats stats;
 	struct nettrace_tables t;
-	bool netperf;	     /* v3: no "Nettrace" magic, BeginObject tags */
-	uint64_t *v3_ips;    /* v3: the stack of the event handed out */
+	bool netperf;	  /* v3: no "Nettrace" magic, BeginObject tags */
+	uint64_t *v3_ips; /* v3: the stack of the event handed out */
 	size_t v3_ips_cap;
 };
 
@@ -306,12 +306,10 @@ static int read_block_v4(struct nettrace_reader *r)
 	static const struct {
 		const char *name;
 		enum block_kind kind;
-	} kinds[] = {{"Trace", BLOCK_TRACE},
-		     {"Microsoft.DotNet.Runtime.EventPipeFile", BLOCK_TRACE},
-		     {"EventBlock", BLOCK_EVENT},
-		     {"MetadataBlock", BLOCK_METADATA},
-		     {"StackBlock", BLOCK_STACK},
-		     {"SPBlock", BLOCK_SEQUENCE_POINT}};
+	} kinds[] = {
+	    {"Trace", BLOCK_TRACE},	 {"Microsoft.DotNet.Runtime.EventPipeFile", BLOCK_TRACE},
+	    {"EventBlock", BLOCK_EVENT}, {"MetadataBlock", BLOCK_METADATA},
+	    {"StackBlock", BLOCK_STACK}, {"SPBlock", BLOCK_SEQUENCE_POINT}};
 	size_t k = 0;
 	while (k < ARRAY_SIZE(kinds) && strcmp(kinds[k].name, name))
 		k++;
