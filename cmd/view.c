@@ -1,20 +1,11 @@
-/* view: call trees, top functions, flame graphs and folded stacks from perf.data.txt, read
- * straight out of a trace.zip (or a .trace directory, a bare perf.data.txt, or stdin), without
- * unzip or perf.  The model (lib/view.h) aggregates; this file parses options and prints. */
-#include "base/outfile.h"
+/* view: PerfView's views of any trace on Linux (call trees, flame graphs, folded stacks,
+ * pprof, speedscope, the .NET runtime's tables), read straight out of a trace.zip, a .trace
+ * directory, perf.data.txt, stdin or any NetTrace file, without unzip or perf.  The work is
+ * lib/report/view_run.h's; this file parses the options and pages the text. */
 #include "cli.h"
 #include "commands.h"
 #include "view_compat.h"
-#include "report/calltree.h"
-#include "report/diff.h"
-#include "report/export.h"
-#include "report/flamegraph.h"
-#include "report/offcpu.h"
-#include "report/report.h"
-#include "report/runtime_report.h"
-#include "report/stackfile.h"
-#include "report/summary.h"
-#include "report/view.h"
+#include "report/view_run.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -73,223 +64,13 @@ struct view_opts {
 	bool offcpu, runtime;
 };
 
-/* Blocked time is counted in nanoseconds and shown in ms (folded stacks: microseconds). */
-#define NS_PER_MS 1000000ULL
-#define NS_PER_US 1000ULL
-
-static double ms_of(uint64_t ns)
-{
-	return (double)ns / (double)NS_PER_MS;
-}
-
-/* The processes, the top functions and the call graph of a tree built root first. */
-static int print_trees(FILE *out, const struct calltree *tree, const struct report_opts *ro,
-		       bool caller)
-{
-	if (report_processes(out, tree, ro) || report_top_functions(out, tree, ro))
-		return -1;
-	struct calltree *t =
-	    calltree_derive(tree, CALLTREE_DROP_FIRST | (caller ? 0 : CALLTREE_INVERT));
-	fprintf(out, "\n# Call graph (%s): %s; branches under %.2g%% not shown\n#\n",
-		caller ? "caller" : "callee",
-		caller ? "the outermost callers first, then what they call"
-		       : "each function with self weight, then who called it",
-		ro->percent_limit);
-	int rc = report_tree(out, t, ro);
-	calltree_free(t);
-	return rc;
-}
-
-static int print_report(FILE *out, const char *input, struct event_tree *e,
-			const struct report_opts *ro, bool caller, const struct view *v)
-{
-	fprintf(out, "# perfcollect-c view %s\n", input);
-	if (summary_write(out, v, e))
-		return -1;
-	fprintf(out, "# Event: %s, %llu %s", e->name, (unsigned long long)calltree_total(e->tree),
-		ro->unit);
-	if (v->skipped)
-		fprintf(out, " (%llu left out by the filters)", (unsigned long long)v->skipped);
-	fputc('\n', out);
-	if (v->nevents > 1) {
-		fputs("# Other events (-event NAME): ", out);
-		view_list_events(out, v, e);
-		fputc('\n', out);
-	}
-	return print_trees(out, e->tree, ro, caller);
-}
-
-/* How the blocked time was measured, in one or two comment lines. */
-static void offcpu_summary(FILE *out, const struct offcpu_stats *st)
-{
-	fprintf(out,
-		"# Off-CPU (blocked) time: %.2f ms in %llu waits of %llu threads, from their "
-		"switch-out (%s) to their switch-in\n",
-		ms_of(st->blocked_ns), (unsigned long long)st->intervals,
-		(unsigned long long)st->threads, OFFCPU_EVENT);
-	fprintf(out, "#   %llu waits end at the switch-in", (unsigned long long)st->ended_exact);
-	if (st->ended_sample)
-		fprintf(out,
-			", %llu at the thread's next sample (an upper bound: the trace has no "
-			"switch-in for them)",
-			(unsigned long long)st->ended_sample);
-	if (st->open_at_end)
-		fprintf(out, "; %llu still blocked at the end (%.2f ms by then) are left out",
-			(unsigned long long)st->open_at_end, ms_of(st->open_ns));
-	fputc('\n', out);
-}
-
-static int print_offcpu_report(FILE *out, const char *input, const struct view *v,
-			       const struct report_opts *sample_ro, bool caller, bool after_cpu)
-{
-	struct report_opts ro = *sample_ro;
-	ro.unit = "blocked ms";
-	ro.unit_div = NS_PER_MS;
-	if (after_cpu)
-		fputs("\n#\n# ========\n", out);
-	else if (fprintf(out, "# perfcollect-c view %s\n", input) < 0 ||
-		 summary_write(out, v, NULL))
-		return -1;
-	offcpu_summary(out, offcpu_stats(v->oc));
-	return print_trees(out, v->offcpu_tree, &ro, caller);
-}
-
-/* FILE.svg -> FILE.offcpu.svg, x.pb.gz -> x.offcpu.pb.gz; FILE -> FILE.offcpu. */
-static char *offcpu_path(const char *path, const char *ext)
-{
-	size_t pl = strlen(path), el = strlen(ext);
-	if (pl > el && !strcmp(path + pl - el, ext))
-		return xasprintf("%.*s.offcpu%s", (int)(pl - el), path, ext);
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	const char *dot = strrchr(base, '.');
-	if (!dot || dot == base)
-		return xasprintf("%s.offcpu", path);
-	return xasprintf("%.*s.offcpu%s", (int)(dot - path), path, dot);
-}
-
-/* One file the view writes: -flamegraph, -folded, or -format with -o. */
-struct output {
-	enum export_format format;
-	const char *path;
-};
-
-/* What the outputs share: the input and its decoration. */
-struct export_ctx {
-	const struct view_opts *vo;
-	const char *input;
-	const struct view *v;
-	struct pprof_build_id *build_ids;
-	size_t nbuild_ids;
-	const uint64_t *base_totals; /* -diff */
-};
-
-static int export_one(const struct export_ctx *x, const struct output *out, const char *path,
-		      const struct calltree *tree, bool offcpu, const struct event_tree *e,
-		      const char *subtitle, const char *what)
-{
-	struct export_job j = {.format = out->format,
-			       .path = path,
-			       .tree = tree,
-			       .offcpu = offcpu,
-			       .event = e ? e->name : NULL,
-			       .mean_period =
-				   e && e->samples ? (double)e->period / (double)e->samples : 0,
-			       .input = x->input,
-			       .title = x->vo->title,
-			       .subtitle = subtitle,
-			       .width = (unsigned)x->vo->width,
-			       .rec = &x->v->rec,
-			       .build_ids = x->build_ids,
-			       .nbuild_ids = x->nbuild_ids,
-			       .base_totals = offcpu ? NULL : x->base_totals,
-			       .base_name = x->vo->diff};
-	if (export_write(&j)) {
-		fprintf(stderr, "perfcollect-c view: %s\n", pc_strerror());
-		return 1;
-	}
-	if (strcmp(path, "-"))
-		fprintf(stderr, "perfcollect-c view: wrote %s (%s)\n", path, what);
-	return 0;
-}
-
-/* The CPU part (e, may be NULL) to the output's path, the off-CPU part (when off) to the path
- * itself when there is no CPU part, else next to it as path.offcpu.ext. */
-static int write_output(const struct export_ctx *x, const struct output *out,
-			const struct event_tree *e, bool off)
-{
-	int rc = 0;
-	const struct view_opts *vo = x->vo;
-	const struct offcpu_stats *st = offcpu_stats(x->v->oc);
-	const char *filter = vo->processfilter ? ", commands " : "";
-	const char *comms = vo->processfilter ? vo->processfilter : "";
-	if (e && off && !strcmp(out->path, "-")) {
-		fprintf(stderr,
-			"perfcollect-c view: standard output gets the %s stacks only; "
-			"-offcpu writes the blocked time there\n",
-			e->name);
-		off = false;
-	}
-	if (e) {
-		uint64_t n = calltree_total(e->tree);
-		char *sub = x->base_totals
-				? xasprintf("%s: %s against %s%s%s (red: more, blue: "
-					    "less, as shares of each total)",
-					    e->name, x->input, vo->diff, filter, comms)
-				: xasprintf("%s: %llu samples from %s%s%s", e->name,
-					    (unsigned long long)n, x->input, filter, comms);
-		char *what =
-		    xasprintf("%s%llu samples of %s", x->base_totals ? "differential, " : "",
-			      (unsigned long long)n, e->name);
-		rc |= export_one(x, out, out->path, e->tree, false, e, sub, what);
-		free(what);
-		free(sub);
-	}
-	if (off) {
-		char *path =
-		    e ? offcpu_path(out->path, export_extension(out->format)) : xstrdup(out->path);
-		char *sub = xasprintf("blocked time: %.2f ms in %llu waits of %llu threads "
-				      "(%s) from %s%s%s",
-				      ms_of(st->blocked_ns), (unsigned long long)st->intervals,
-				      (unsigned long long)st->threads, OFFCPU_EVENT, x->input,
-				      filter, comms);
-		char *what = xasprintf("off-CPU: %.2f ms blocked in %llu waits",
-				       ms_of(st->blocked_ns), (unsigned long long)st->intervals);
-		rc |= export_one(x, out, path, x->v->offcpu_tree, true, NULL, sub, what);
-		free(what);
-		free(sub);
-		free(path);
-	}
-	return rc;
-}
-
-/* Why -offcpu has nothing to show. */
-static void explain_no_offcpu(const char *input, const struct view *v)
-{
-	const struct offcpu_stats *st = offcpu_stats(v->oc);
-	if (!st->switches)
-		fprintf(stderr,
-			"perfcollect-c view: no %s samples in %s: record with 'collect -offcpu' "
-			"or '-threadtime'\n",
-			OFFCPU_EVENT, input);
-	else if (st->bad_switches == st->switches)
-		fprintf(stderr,
-			"perfcollect-c view: the %s samples in %s lack the time or the trace "
-			"field (perf script -F ...,time,...,trace)\n",
-			OFFCPU_EVENT, input);
-	else
-		fprintf(stderr,
-			"perfcollect-c view: no measured wait in %s%s (%llu switches, %llu waits "
-			"still open at the end)\n",
-			input, v->skipped ? " matches the filters" : "",
-			(unsigned long long)st->switches, (unsigned long long)st->open_at_end);
-}
-
 static const char usage_text[] =
     "usage: perfcollect-c view <trace.zip | name.trace | perf.data.txt | x.nettrace | -> "
     "[options]\n"
+    "       perfcollect-c view TRACE -runtime [gc|jit] [-format csv [-o FILE]]\n"
     "Call graph and top functions (paged on a terminal when longer than the screen), or a\n"
-    "flame graph, folded stacks, a pprof or speedscope profile, or a comparison (-diff).\n"
+    "flame graph, folded stacks, a pprof or speedscope profile, or a comparison (-diff); of\n"
+    "CPU samples, blocked time, or the .NET allocations, exceptions and lock contention.\n"
     "\noptions:\n";
 
 static const char more_help[] =
@@ -327,50 +108,23 @@ static const char offcpu_help[] =
     "also F.offcpu.folded (weights in microseconds), and so on for every format.  -offcpu\n"
     "shows the blocked time alone (to the file named), as does a trace without CPU samples;\n"
     "-event NAME shows only NAME.\n"
-    "\n.NET runtime events, from the dotnet-<pid>.nettrace files collect writes (or any\n"
-    "*.nettrace given): GCs by generation and reason with pause times (% of the wall time,\n"
-    "the longest ones and the CPU samples inside them: both use CLOCK_MONOTONIC), heap size\n"
-    "after; exceptions by type and throwing method; lock contention by waiting method; JIT\n"
-    "time by method; allocation ticks by type.  Shown after the CPU report, alone with\n"
-    "-runtime or when the trace has no CPU samples (collect -gconly ...).\n";
-
-/* "dir/app.trace.zip" -> "app" + ext, in the current directory. */
-static char *default_output(const char *input, const char *ext)
-{
-	if (!strcmp(input, "-"))
-		return xasprintf("stdin%s", ext);
-	char *base = xstrdup(strrchr(input, '/') ? strrchr(input, '/') + 1 : input);
-	size_t n = strlen(base);
-	while (n && base[n - 1] == '/')
-		base[--n] = '\0';
-	static const char *const suffixes[] = {".trace.zip", ".zip", ".trace", "perf.data.txt",
-					       ".txt"};
-	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++)
-		if (str_endswith(base, suffixes[i]) && strlen(base) > strlen(suffixes[i])) {
-			base[strlen(base) - strlen(suffixes[i])] = '\0';
-			break;
-		}
-	char *out = xasprintf("%s%s", *base ? base : "profile", ext);
-	free(base);
-	return out;
-}
-
-/* The format a file name asks for: FILE.svg, FILE.pb.gz, FILE.speedscope.json ... */
-static int format_of_path(const char *path)
-{
-	static const struct {
-		const char *ext;
-		enum export_format f;
-	} exts[] = {{".svg", EXPORT_SVG},
-		    {".folded", EXPORT_FOLDED},
-		    {".pb.gz", EXPORT_PPROF},
-		    {".pprof", EXPORT_PPROF},
-		    {".json", EXPORT_SPEEDSCOPE}};
-	for (size_t i = 0; i < ARRAY_SIZE(exts); i++)
-		if (str_endswith(path, exts[i].ext))
-			return (int)exts[i].f;
-	return -1;
-}
+    "\n.NET traces: the dotnet-<pid>.nettrace files collect writes, our <name>.nettrace, any\n"
+    "file of dotnet-trace collect (its SampleProfiler samples: -event cpu-clock shows the\n"
+    "threads in managed code, -offcpu those outside it) or collect-linux, .netperf files,\n"
+    "also zipped; the kind is told by the content.  Frames are named from the trace's own\n"
+    "method events, as PerfView names them (an address where no method is known).\n"
+    "PerfView's views, each in every format: -event alloc (AllocationTick bytes, or .NET 10's\n"
+    "AllocationSampled; the type as the leaf frame), -event exception (thrown, by type as\n"
+    "the leaf), -event contention (ms waited for a lock, the lock as the leaf).\n"
+    "-runtime: findings (a sentence each), then GCs by generation and reason with pause times\n"
+    "as PerfView's GCStats counts them (suspension to restart; % of the wall time, the\n"
+    "longest ones and the CPU samples inside them: both use CLOCK_MONOTONIC), heap size\n"
+    "after; exceptions by type and throwing method; lock contention by lock and waiting\n"
+    "method; JIT time by method; allocations by type.  Shown after the CPU report, alone\n"
+    "with -runtime or when the trace has no samples (collect -gconly ...).  -runtime jit:\n"
+    "every JIT-compiled method; -format csv [-o FILE]: one row per GC (pid, generation,\n"
+    "pause_ms, reason, type, start_ms, heap sizes before and after, promoted bytes ...), or\n"
+    "with -runtime jit one row per method (JIT time, IL size, tier).\n";
 
 /* -perfopt folded into the view's own options; those given directly win. */
 static int apply_perfopt(struct view_opts *vo, struct perfopt *po)
@@ -396,130 +150,28 @@ static int apply_perfopt(struct view_opts *vo, struct perfopt *po)
 	return 0;
 }
 
-/* The other trace of -diff, read with the same filters; its tree of the same event. */
-static struct calltree *base_tree(const struct view_opts *vo, const struct event_tree *e,
-				  struct view **base)
+/* The options that are words: -graphtype, -percent-limit; 0 or -1 after a message. */
+static int parse_words(const struct view_opts *vo, struct view_request *rq)
 {
-	*base = view_new(vo->pid, vo->tid, vo->processfilter);
-	struct stackfile_stats st;
-	if (view_read(*base, vo->diff, &st) < 0) {
-		fprintf(stderr, "perfcollect-c view: -diff: %s\n", pc_strerror());
-		return NULL;
+	if (vo->graphtype && !strcasecmp(vo->graphtype, "caller"))
+		rq->caller = true;
+	else if (vo->graphtype && strcasecmp(vo->graphtype, "callee")) {
+		fprintf(stderr, "perfcollect-c view: -graphtype is callee or caller, not '%s'\n",
+			vo->graphtype);
+		return -1;
 	}
-	if (!e)
-		return (*base)->offcpu_tree;
-	struct event_tree *be = view_choose_event(*base, e->name, false);
-	if (!be || !calltree_total(be->tree)) {
-		fprintf(stderr, "perfcollect-c view: -diff: no '%s' samples in %s\n", e->name,
-			vo->diff);
-		return NULL;
-	}
-	return be->tree;
-}
-
-/* -diff: the table, or the differential flame graph (outs[0], SVG). */
-static int run_diff(const struct view_opts *vo, const char *input, struct view *v,
-		    const struct event_tree *e, const struct output *outs, size_t nouts,
-		    const struct report_opts *ro)
-{
-	struct view *base = NULL;
-	const struct calltree *bt = base_tree(vo, e, &base);
-	int rc = 1;
-	if (bt) {
-		struct calltree *now =
-		    calltree_derive(e ? e->tree : v->offcpu_tree, CALLTREE_MERGE_NAMES);
-		struct calltree *was = calltree_derive(bt, CALLTREE_MERGE_NAMES);
-		if (nouts) {
-			uint64_t *bw = diff_base_totals(now, was);
-			struct export_ctx x = {.vo = vo, .input = input, .v = v, .base_totals = bw};
-			struct event_tree ne = {.name = e ? e->name : OFFCPU_EVENT, .tree = now};
-			rc = write_output(&x, &outs[0], e ? &ne : NULL, false);
-			free(bw);
-		} else {
-			struct diff_opts d = {.top = ro->top,
-					      .unit = e ? "samples" : "ns blocked",
-					      .new_name = input,
-					      .base_name = vo->diff};
-			char *text = NULL;
-			size_t len = 0;
-			FILE *out = open_memstream(&text, &len);
-			rc = diff_report(out, now, was, &d);
-			if (fclose(out) && !rc)
-				rc = pc_err_errno("cannot write the report");
-			if (!rc)
-				rc = page_output(text, len);
-			free(text);
-			if (rc)
-				fprintf(stderr, "perfcollect-c view: %s\n", pc_strerror());
-			rc = rc ? 1 : 0;
-		}
-		calltree_free(now);
-		calltree_free(was);
-	}
-	view_free(base);
-	return rc;
-}
-
-/* The outputs the options ask for (at most 3); -1 after a message when they make no sense. */
-static int plan_outputs(const struct view_opts *vo, const char *input, struct output *outs,
-			size_t *n, char **owned)
-{
-	*n = 0;
-	*owned = NULL;
-	if (vo->flamegraph)
-		outs[(*n)++] = (struct output){EXPORT_SVG, vo->flamegraph};
-	if (vo->folded)
-		outs[(*n)++] = (struct output){EXPORT_FOLDED, vo->folded};
-	int f = -1;
-	if (vo->format && strcasecmp(vo->format, "text")) {
-		f = export_format_parse(vo->format);
-		if (f < 0) {
+	rq->percent_limit = 0.5;
+	if (vo->percent_limit) {
+		char *end;
+		errno = 0;
+		rq->percent_limit = strtod(vo->percent_limit, &end);
+		if (errno || end == vo->percent_limit || *end || !(rq->percent_limit >= 0) ||
+		    rq->percent_limit > 100) {
 			fprintf(stderr,
-				"perfcollect-c view: -format is text, svg, folded, pprof or "
-				"speedscope, not '%s'\n",
-				vo->format);
+				"perfcollect-c view: -percent-limit wants 0 to 100, not '%s'\n",
+				vo->percent_limit);
 			return -1;
 		}
-	} else if (vo->format && vo->output) {
-		fprintf(stderr, "perfcollect-c view: the text report goes to standard output "
-				"(or the pager); -o is for the other formats\n");
-		return -1;
-	} else if (vo->output && (f = format_of_path(vo->output)) < 0) {
-		fprintf(
-		    stderr,
-		    "perfcollect-c view: which format for %s? add -format svg, folded, pprof or "
-		    "speedscope\n",
-		    vo->output);
-		return -1;
-	}
-	if (f >= 0) {
-		const char *path = vo->output;
-		/* A differential graph is not the trace's own flame graph: it does not take
-		 * (and overwrite) that one's name. */
-		if (!path)
-			path = *owned =
-			    default_output(input, vo->diff && f == EXPORT_SVG
-						      ? ".diff.svg"
-						      : export_extension((enum export_format)f));
-		outs[(*n)++] = (struct output){(enum export_format)f, path};
-	}
-	const char *inputs[] = {input, vo->diff, NULL};
-	for (size_t i = 0; i < *n; i++)
-		if (strcmp(outs[i].path, "-") &&
-		    outfile_check_target(outs[i].path, export_what(outs[i].format), inputs) < 0) {
-			fprintf(stderr, "perfcollect-c view: %s\n", pc_strerror());
-			return -1;
-		}
-	if (vo->diff && (*n > 1 || (*n == 1 && outs[0].format != EXPORT_SVG))) {
-		fprintf(stderr,
-			"perfcollect-c view: -diff makes a text table or an SVG flame graph "
-			"(-format svg); for pprof compare with 'go tool pprof -diff_base "
-			"OLD.pb.gz NEW.pb.gz'\n");
-		return -1;
-	}
-	if (vo->width && (vo->width < 200 || vo->width > 100000)) {
-		fprintf(stderr, "perfcollect-c view: -width wants 200 to 100000 pixels\n");
-		return -1;
 	}
 	return 0;
 }
@@ -533,18 +185,19 @@ int cmd_view(int argc, char **argv)
 	     "callee (default): functions, then their callers; caller: top-down from main"},
 	    {"processfilter", 0, CLI_STR, &vo.processfilter, "COMM[,COMM]",
 	     "only samples of these commands (thread names, as perf's --comms)"},
-	    {"pid", 0, CLI_INT, &vo.pid, "N", "only samples of process N"},
+	    {"pid", 0, CLI_INT, &vo.pid, "N", "only samples (and .NET events) of process N"},
 	    {"tid", 0, CLI_INT, &vo.tid, "N", "only samples of thread N"},
 	    {"event", 0, CLI_STR, &vo.event, "NAME",
-	     "the event to show (default cpu-clock, else the first sampled one)"},
+	     "the view: cpu-clock (default), another sampled event, alloc, exception, "
+	     "contention"},
 	    {"offcpu", 0, CLI_FLAG, &vo.offcpu, NULL,
 	     "only the blocked (off-CPU) time, in ms, from sched_switch samples (below)"},
 	    {"format", 0, CLI_STR, &vo.format, "FMT",
-	     "text (default), svg, folded, pprof or speedscope (below)"},
+	     "text (default), svg, folded, pprof, speedscope, or csv (-runtime) (below)"},
 	    {"output", 'o', CLI_STR, &vo.output, "FILE",
 	     "where -format writes (- for stdout; default: named after the trace)"},
 	    {"runtime", 0, CLI_FLAG, &vo.runtime, NULL,
-	     "only the .NET runtime's events: GCs, exceptions, contention, JIT, allocations"},
+	     "the .NET runtime's findings and tables (GCs, JIT ...); -runtime jit: per method"},
 	    {"flamegraph", 0, CLI_STR, &vo.flamegraph, "FILE.svg",
 	     "write an interactive flame graph (SVG) instead of the text report"},
 	    {"folded", 0, CLI_STR, &vo.folded, "FILE",
@@ -563,10 +216,10 @@ int cmd_view(int argc, char **argv)
 	    CLI_VERBOSE(&verbose),
 	    {NULL, 0, 0, NULL, NULL, NULL},
 	};
-	const char *pos[1];
+	const char *pos[2];
 	int npos;
 	bool help;
-	if (cli_parse_perfcollect("view", opts, argc, argv, pos, 1, &npos, &help) < 0)
+	if (cli_parse_perfcollect("view", opts, argc, argv, pos, 2, &npos, &help) < 0)
 		return 2;
 	if (help) {
 		fputs(usage_text, stdout);
@@ -575,9 +228,12 @@ int cmd_view(int argc, char **argv)
 		fputs(offcpu_help, stdout);
 		return 0;
 	}
-	if (npos != 1) {
-		fprintf(stderr,
-			"perfcollect-c view: which trace? (see 'perfcollect-c view --help')\n");
+	if (npos < 1 || (npos == 2 && !vo.runtime)) {
+		fprintf(stderr, npos
+				    ? "perfcollect-c view: one trace at a time (see 'perfcollect-c "
+				      "view --help')\n"
+				    : "perfcollect-c view: which trace? (see 'perfcollect-c view "
+				      "--help')\n");
 		return 2;
 	}
 	/* Where view's options do what perfcollect's view did not. */
@@ -605,166 +261,37 @@ int cmd_view(int argc, char **argv)
 		return 2;
 	}
 	struct perfopt po = {.pid = -1, .tid = -1};
-	if (vo.perfopt && apply_perfopt(&vo, &po) < 0)
-		return 2;
+	struct view_request rq = {0};
 	int rc = 2;
-	struct output outs[3];
-	size_t nouts;
-	char *owned_path = NULL;
-	struct view *v = NULL;
-	if (plan_outputs(&vo, pos[0], outs, &nouts, &owned_path) < 0)
+	if ((vo.perfopt && apply_perfopt(&vo, &po) < 0) || parse_words(&vo, &rq) < 0)
 		goto out;
-	if (vo.offcpu && vo.event) {
-		fprintf(stderr, "perfcollect-c view: -offcpu or -event, not both\n");
-		goto out;
-	}
-	if (vo.runtime && (vo.offcpu || vo.event || vo.flamegraph || vo.folded)) {
-		fprintf(stderr, "perfcollect-c view: -runtime shows the .NET runtime events alone; "
-				"it goes without -offcpu, -event, -flamegraph and -folded\n");
-		return 2;
-	}
-	bool caller = false;
-	if (vo.graphtype && !strcasecmp(vo.graphtype, "caller"))
-		caller = true;
-	else if (vo.graphtype && strcasecmp(vo.graphtype, "callee")) {
-		fprintf(stderr, "perfcollect-c view: -graphtype is callee or caller, not '%s'\n",
-			vo.graphtype);
-		goto out;
-	}
-	struct report_opts ro = {.percent_limit = 0.5, .top = (size_t)vo.top, .unit = "samples"};
-	if (vo.percent_limit) {
-		char *end;
-		errno = 0;
-		ro.percent_limit = strtod(vo.percent_limit, &end);
-		if (errno || end == vo.percent_limit || *end || !(ro.percent_limit >= 0) ||
-		    ro.percent_limit > 100) {
-			fprintf(stderr,
-				"perfcollect-c view: -percent-limit wants 0 to 100, not '%s'\n",
-				vo.percent_limit);
-			goto out;
-		}
-	}
-
-	rc = 1;
-	v = view_new(vo.pid, vo.tid, vo.processfilter);
-	struct stackfile_stats st;
-	if (view_read(v, pos[0], &st) < 0) {
+	rq.input = pos[0];
+	rq.runtime_table = npos == 2 ? pos[1] : NULL;
+	rq.pid = vo.pid;
+	rq.tid = vo.tid;
+	rq.processfilter = vo.processfilter;
+	rq.event = vo.event;
+	rq.offcpu = vo.offcpu;
+	rq.runtime = vo.runtime;
+	rq.format = vo.format;
+	rq.output = vo.output;
+	rq.flamegraph = vo.flamegraph;
+	rq.folded = vo.folded;
+	rq.diff = vo.diff;
+	rq.title = vo.title;
+	rq.width = vo.width;
+	rq.top = vo.top;
+	rq.sort = po.sort;
+	rq.diag = stderr;
+	char *text;
+	size_t len;
+	rc = view_run(&rq, &text, &len);
+	if (text && page_output(text, len) < 0) {
 		fprintf(stderr, "perfcollect-c view: %s\n", pc_strerror());
-		goto out;
+		rc = 1;
 	}
-	if (st.bad_lines)
-		fprintf(stderr,
-			"perfcollect-c view: warning: %s: %llu line(s) not understood, the first "
-			"at line %llu\n",
-			pos[0], (unsigned long long)st.bad_lines,
-			(unsigned long long)st.first_bad_line);
-	if (st.truncated_stacks)
-		fprintf(stderr, "perfcollect-c view: warning: %llu stack(s) cut to %d frames\n",
-			(unsigned long long)st.truncated_stacks, STACKFILE_MAX_FRAMES);
-	for (size_t i = 0; i < v->nrt_warnings; i++)
-		fprintf(stderr, "perfcollect-c view: warning: %s\n", v->rt_warnings[i]);
-	view_print_unnamed(v, pos[0], stderr);
-	struct runtime_report_opts rto = {.pid = vo.pid, .top = (size_t)vo.top};
-	bool rt = v->rt && runtime_report_processes(v->rt);
-	if (vo.runtime || (rt && !v->has_perf_text && !vo.flamegraph && !vo.folded)) {
-		if (!rt) {
-			fprintf(stderr,
-				"perfcollect-c view: no .NET runtime events in %s (collect records "
-				"them "
-				"from .NET processes unless -nodotnetevents)\n",
-				pos[0]);
-			goto out;
-		}
-		char *text = NULL;
-		size_t len = 0;
-		FILE *out = open_memstream(&text, &len);
-		fprintf(out, "# perfcollect-c view %s\n", pos[0]);
-		int prc = runtime_report_print(v->rt, out, &rto);
-		if (fclose(out) && !prc)
-			prc = pc_err_errno("cannot write the report");
-		if (!prc)
-			prc = page_output(text, len);
-		free(text);
-		rc = prc ? 1 : 0;
-		if (rc)
-			fprintf(stderr, "perfcollect-c view: %s\n", pc_strerror());
-		goto out;
-	}
-	const struct offcpu_stats *os = offcpu_stats(v->oc);
-	if (os->bad_switches && os->bad_switches < os->switches)
-		fprintf(stderr,
-			"perfcollect-c view: warning: %llu %s sample(s) without a usable time or "
-			"trace field, not counted as blocked time\n",
-			(unsigned long long)os->bad_switches, OFFCPU_EVENT);
-	bool off = calltree_total(v->offcpu_tree) > 0;
-	struct event_tree *e = NULL;
-	if (vo.offcpu) {
-		if (!off) {
-			explain_no_offcpu(pos[0], v);
-			goto out;
-		}
-	} else {
-		/* Without -event the blocked time shows with the CPU samples, or alone when the
-		 * trace has only tracepoints (collect -offcpu). */
-		e = view_choose_event(v, vo.event, !off);
-		if (e && !calltree_total(e->tree) && !vo.event && off)
-			e = NULL;
-		if (vo.event)
-			off = false;
-		if (!off && (!e || !calltree_total(e->tree))) {
-			if (vo.event && v->nevents) {
-				fprintf(stderr,
-					"perfcollect-c view: no '%s' samples in %s; it has: ",
-					vo.event, pos[0]);
-				view_list_events(stderr, v, NULL);
-				fputc('\n', stderr);
-			} else {
-				fprintf(stderr, "perfcollect-c view: no samples in %s%s\n", pos[0],
-					v->skipped ? " match the filters" : "");
-			}
-			goto out;
-		}
-	}
-
-	if (vo.diff) {
-		rc = run_diff(&vo, pos[0], v, e, outs, nouts, &ro);
-		goto out;
-	}
-	rc = 0;
-	if (nouts) {
-		struct export_ctx x = {.vo = &vo, .input = pos[0], .v = v};
-		for (size_t i = 0; i < nouts; i++)
-			if (outs[i].format == EXPORT_PPROF && !x.build_ids)
-				x.build_ids = view_read_build_ids(pos[0], &x.nbuild_ids);
-		for (size_t i = 0; i < nouts; i++)
-			rc |= write_output(&x, &outs[i], e, off);
-		view_free_build_ids(x.build_ids, x.nbuild_ids);
-	} else {
-		char *text = NULL;
-		size_t len = 0;
-		FILE *out = open_memstream(&text, &len);
-		int prc = e ? print_report(out, pos[0], e, &ro, caller, v) : 0;
-		if (!prc && e && po.sort)
-			prc = report_sorted(out, e->tree, po.sort, &ro);
-		if (!prc && off)
-			prc = print_offcpu_report(out, pos[0], v, &ro, caller, e != NULL);
-		if (!prc && rt) {
-			fputs("\n#\n# ========\n", out);
-			prc = runtime_report_print(v->rt, out, &rto);
-		}
-		if (fclose(out) && !prc)
-			prc = pc_err_errno("cannot write the report");
-		if (!prc)
-			prc = page_output(text, len);
-		free(text);
-		if (prc) {
-			fprintf(stderr, "perfcollect-c view: %s\n", pc_strerror());
-			rc = 1;
-		}
-	}
+	free(text);
 out:
-	view_free(v);
-	free(owned_path);
 	perfopt_free(&po);
 	return rc;
 }

@@ -46,6 +46,7 @@ void nettrace_metadata_release(struct nettrace_metadata *m)
 {
 	free(m->provider);
 	free(m->event_name);
+	free(m->perf_event);
 	release_fields(m->fields, m->nfields);
 	free(m->fields);
 	memset(m, 0, sizeof(*m));
@@ -225,6 +226,10 @@ static void skip_optional_v6(struct span *s, struct nettrace_metadata *m)
 		case OPT_KEY_VALUE:
 			a = take_utf8(&o);
 			b = take_utf8(&o);
+			if (a && b && !strcmp(a, "perf.event") && !m->perf_event) {
+				m->perf_event = b;
+				b = NULL;
+			}
 			break;
 		case OPT_PROVIDER_GUID:
 			span_take(&o, 16);

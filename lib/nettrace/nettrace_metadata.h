@@ -62,6 +62,7 @@ struct nettrace_metadata {
 	struct nettrace_field *fields;
 	size_t nfields;
 	bool fields_known; /* false: the writer's field list was absent or not understood */
+	char *perf_event;  /* v6: the "perf.event" key's value (Universal.Events), else NULL */
 };
 
 /* 0, or -1 with pc_err() (m is then empty). */

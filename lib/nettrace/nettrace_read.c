@@ -507,6 +507,9 @@ static int next_event(struct nettrace_reader *r)
 	if (!r->ev.meta)
 		return bad(r, at, "an event of undefined metadata");
 	r->ev.stack_depth = nettrace_tables_stack(&r->t, r->ev.stack_id, &r->ev.stack);
+	if (r->ev.stack_id && !r->ev.stack_depth &&
+	    !nettrace_tables_has_stack(&r->t, r->ev.stack_id) && !r->stats.missing_stacks++)
+		r->stats.first_missing_stack = r->ev.stack_id;
 	if (r->trace.version == 6) {
 		nettrace_tables_thread(&r->t, r->ev.thread_index, &r->ev.thread_id,
 				       &r->ev.process_id);

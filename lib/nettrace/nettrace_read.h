@@ -82,6 +82,8 @@ struct nettrace_item {
 struct nettrace_stats {
 	uint64_t bytes, blocks, events, metadata, stacks, sequence_points;
 	uint64_t lost_events;		  /* gaps in the writers' sequence numbers */
+	uint64_t missing_stacks;	  /* events naming a stack id no stack block held */
+	uint32_t first_missing_stack;	  /* the first such id */
 	uint64_t first_ticks, last_ticks; /* of the events; 0 without events */
 	bool ended;			  /* the end mark was read */
 	bool truncated;			  /* the input stopped before it */

@@ -98,23 +98,33 @@ void nettrace_tables_add_stack(struct nettrace_tables *t, uint32_t id, const uin
 	t->nips += n;
 }
 
-size_t nettrace_tables_stack(const struct nettrace_tables *t, uint32_t id, const uint64_t **ips)
+/* The entry of stack id, or NULL. */
+static const struct nettrace_stack_entry *find_stack(const struct nettrace_tables *t, uint32_t id)
 {
-	*ips = NULL;
 	if (!id || !t->nstacks)
-		return 0;
+		return NULL;
 	if (!t->stacks_sorted) { /* never with real writers; keep lookups right anyway */
 		struct nettrace_tables *mt = (struct nettrace_tables *)t;
 		qsort(mt->stacks, mt->nstacks, sizeof(*mt->stacks), cmp_stack);
 		mt->stacks_sorted = true;
 	}
 	struct nettrace_stack_entry key = {.id = id};
-	const struct nettrace_stack_entry *e =
-	    bsearch(&key, t->stacks, t->nstacks, sizeof(*t->stacks), cmp_stack);
+	return bsearch(&key, t->stacks, t->nstacks, sizeof(*t->stacks), cmp_stack);
+}
+
+size_t nettrace_tables_stack(const struct nettrace_tables *t, uint32_t id, const uint64_t **ips)
+{
+	*ips = NULL;
+	const struct nettrace_stack_entry *e = find_stack(t, id);
 	if (!e || !e->n)
 		return 0;
 	*ips = t->ips + e->off;
 	return e->n;
+}
+
+bool nettrace_tables_has_stack(const struct nettrace_tables *t, uint32_t id)
+{
+	return find_stack(t, id) != NULL;
 }
 
 int nettrace_tables_add_threads(struct nettrace_tables *t, const uint8_t *p, size_t len)

@@ -66,6 +66,8 @@ const struct nettrace_metadata *nettrace_tables_metadata(const struct nettrace_t
 void nettrace_tables_add_stack(struct nettrace_tables *t, uint32_t id, const uint8_t *bytes,
 			       size_t size, unsigned pointer_size);
 size_t nettrace_tables_stack(const struct nettrace_tables *t, uint32_t id, const uint64_t **ips);
+/* Whether a stack block defined id (an empty stack included). */
+bool nettrace_tables_has_stack(const struct nettrace_tables *t, uint32_t id);
 
 /* v6 blocks; -1 when malformed. */
 int nettrace_tables_add_threads(struct nettrace_tables *t, const uint8_t *p, size_t len);

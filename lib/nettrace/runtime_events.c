@@ -5,7 +5,9 @@
 #include "base/span.h"
 #include "base/utf16.h"
 
+#include <math.h>
 #include <stdlib.h>
+#include <strings.h>
 
 enum runtime_event_kind runtime_event_kind(const struct nettrace_metadata *m)
 {
@@ -28,17 +30,56 @@ enum runtime_event_kind runtime_event_kind(const struct nettrace_metadata *m)
 	    {143, RT_METHOD_LOAD_VERBOSE},
 	    {144, RT_METHOD_UNLOAD_VERBOSE},
 	    {145, RT_METHOD_JITTING_STARTED},
+	    {152, RT_MODULE_LOAD},
+	    {303, RT_GC_ALLOCATION_SAMPLED},
 	    {250, RT_EXCEPTION_CATCH_START},
 	};
 	if (!strcmp(m->provider, RT_PROVIDER_RUNDOWN))
-		return m->event_id == 143 || m->event_id == 144 ? RT_METHOD_RUNDOWN_VERBOSE
-								: RT_OTHER;
+		return m->event_id == 143 || m->event_id == 144	  ? RT_METHOD_RUNDOWN_VERBOSE
+		       : m->event_id == 153 || m->event_id == 154 ? RT_MODULE_LOAD
+								  : RT_OTHER;
 	if (strcmp(m->provider, RT_PROVIDER_RUNTIME))
 		return RT_OTHER;
 	for (size_t i = 0; i < ARRAY_SIZE(runtime); i++)
 		if (runtime[i].id == m->event_id)
 			return runtime[i].kind;
 	return RT_OTHER;
+}
+
+static const struct {
+	const char *name;
+	unsigned max_version;
+} kinds[] = {
+    [RT_OTHER] = {"event", 0},
+    [RT_GC_START] = {"GCStart", 2},
+    [RT_GC_END] = {"GCEnd", 1},
+    [RT_GC_RESTART_EE_END] = {"GCRestartEEEnd", 1},
+    [RT_GC_HEAP_STATS] = {"GCHeapStats", 2},
+    [RT_GC_RESTART_EE_BEGIN] = {"GCRestartEEBegin", 1},
+    [RT_GC_SUSPEND_EE_END] = {"GCSuspendEEEnd", 1},
+    [RT_GC_SUSPEND_EE_BEGIN] = {"GCSuspendEEBegin", 1},
+    [RT_GC_ALLOCATION_TICK] = {"GCAllocationTick", 4},
+    [RT_GC_TRIGGERED] = {"GCTriggered", 0},
+    [RT_EXCEPTION_THROWN] = {"ExceptionThrown", 1},
+    [RT_EXCEPTION_CATCH_START] = {"ExceptionCatchStart", 0},
+    [RT_CONTENTION_START] = {"ContentionStart", 2},
+    [RT_CONTENTION_STOP] = {"ContentionStop", 1},
+    [RT_METHOD_JITTING_STARTED] = {"MethodJittingStarted", 1},
+    [RT_METHOD_LOAD_VERBOSE] = {"MethodLoadVerbose", 2},
+    [RT_METHOD_RUNDOWN_VERBOSE] = {"MethodDCEndVerbose", 2},
+    [RT_METHOD_UNLOAD_VERBOSE] = {"MethodUnloadVerbose", 2},
+    [RT_MODULE_LOAD] = {"ModuleLoad", 2},
+    [RT_GC_ALLOCATION_SAMPLED] = {"AllocationSampled", 0},
+};
+
+unsigned rt_event_max_version(enum runtime_event_kind kind)
+{
+	return (size_t)kind < ARRAY_SIZE(kinds) ? kinds[kind].max_version : 0;
+}
+
+const char *rt_event_name(enum runtime_event_kind kind)
+{
+	return (size_t)kind < ARRAY_SIZE(kinds) && kinds[kind].name ? kinds[kind].name : "event";
 }
 
 static struct span payload(const struct nettrace_event *e)
@@ -249,6 +290,62 @@ int rt_decode_method(const struct nettrace_event *e, struct rt_method *out)
 	return 0;
 }
 
+int rt_decode_module(const struct nettrace_event *e, struct rt_module *out)
+{
+	struct span s = payload(e);
+	memset(out, 0, sizeof(*out));
+	out->module_id = span_u64(&s);
+	span_u64(&s); /* AssemblyID */
+	span_u32(&s); /* ModuleFlags */
+	span_u32(&s); /* Reserved1 */
+	out->il_path = utf16z_take(&s);
+	out->native_path = utf16z_take(&s);
+	if (s.bad) {
+		rt_module_release(out);
+		return -1;
+	}
+	return 0;
+}
+
+void rt_module_release(struct rt_module *m)
+{
+	free(m->il_path);
+	free(m->native_path);
+	m->il_path = m->native_path = NULL;
+}
+
+int rt_decode_alloc_sampled(const struct nettrace_event *e, unsigned pointer_size,
+			    struct rt_alloc_sampled *out)
+{
+	struct span s = payload(e);
+	memset(out, 0, sizeof(*out));
+	out->kind = span_u32(&s);
+	span_u16(&s);		    /* ClrInstanceID */
+	span_ptr(&s, pointer_size); /* TypeID */
+	out->type_name = utf16z_take(&s);
+	span_ptr(&s, pointer_size); /* Address */
+	out->object_size = span_u64(&s);
+	out->sampled_byte_offset = span_u64(&s);
+	if (s.bad) {
+		rt_alloc_sampled_release(out);
+		return -1;
+	}
+	return 0;
+}
+
+void rt_alloc_sampled_release(struct rt_alloc_sampled *a)
+{
+	free(a->type_name);
+	a->type_name = NULL;
+}
+
+uint64_t rt_alloc_sampled_weight(const struct rt_alloc_sampled *a)
+{
+	const double mean = 100.0 * 1024; /* the runtime's mean sampling distance */
+	double size = a->object_size ? (double)a->object_size : 1;
+	return (uint64_t)(size / -expm1(-size / mean) + 0.5);
+}
+
 void rt_method_release(struct rt_method *m)
 {
 	free(m->ns);
@@ -261,6 +358,26 @@ char *rt_method_display_name(const struct rt_method *m)
 {
 	const char *ns = m->ns ? m->ns : "", *name = m->name ? m->name : "?";
 	return *ns ? xasprintf("%s.%s", ns, name) : xstrdup(name);
+}
+
+char *rt_method_full_name(const struct rt_method *m)
+{
+	const char *ns = m->ns ? m->ns : "", *name = m->name ? m->name : "?";
+	const char *args = m->signature ? strchr(m->signature, '(') : NULL;
+	return xasprintf("%s.%s%s", ns, name, args ? args : "");
+}
+
+char *rt_module_name(const char *il_path)
+{
+	const char *base = il_path;
+	for (const char *p = il_path; *p; p++)
+		if (*p == '/' || *p == '\\')
+			base = p + 1;
+	const char *dot = strrchr(base, '.');
+	size_t n = strlen(base);
+	if (dot && (!strcasecmp(dot, ".dll") || !strcasecmp(dot, ".exe")))
+		n = (size_t)(dot - base);
+	return xstrndup(base, n);
 }
 
 const char *rt_gc_reason_name(uint32_t reason)

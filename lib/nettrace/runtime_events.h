@@ -31,6 +31,8 @@ enum runtime_event_kind {
 	RT_METHOD_LOAD_VERBOSE,	   /* a method's code was loaded (JIT or ReadyToRun) */
 	RT_METHOD_RUNDOWN_VERBOSE, /* the rundown provider's MethodDCStart/EndVerbose */
 	RT_METHOD_UNLOAD_VERBOSE,
+	RT_MODULE_LOAD,		  /* Loader/ModuleLoad; the rundown's ModuleDCStart/End too */
+	RT_GC_ALLOCATION_SAMPLED, /* .NET 10's AllocationSampled */
 };
 
 #define RT_PROVIDER_RUNTIME "Microsoft-Windows-DotNETRuntime"
@@ -39,6 +41,10 @@ enum runtime_event_kind {
 
 /* What an event is, by its provider and event id. */
 enum runtime_event_kind runtime_event_kind(const struct nettrace_metadata *m);
+/* The newest version of the kind's payload the decoders know (a newer one is read as that
+ * version: the runtime only ever appends fields); its name, for messages. */
+unsigned rt_event_max_version(enum runtime_event_kind kind);
+const char *rt_event_name(enum runtime_event_kind kind);
 
 struct rt_gc_start {
 	uint32_t count, depth, reason, type;
@@ -81,6 +87,17 @@ struct rt_contention {
 	double duration_ns; /* ContentionStop version 1 (.NET 8+); else 0 */
 	bool has_duration;
 };
+struct rt_module {
+	uint64_t module_id;
+	char *il_path, *native_path;
+};
+/* AllocationSampled: one object, sampled about once per 100 KiB allocated (a Poisson
+ * process, so a sample weighs more than its size: rt_alloc_sampled_weight()). */
+struct rt_alloc_sampled {
+	uint32_t kind;
+	char *type_name;
+	uint64_t object_size, sampled_byte_offset;
+};
 struct rt_method {
 	uint64_t method_id, module_id, start, size;
 	uint32_t token, flags, il_size;
@@ -103,13 +120,29 @@ int rt_decode_contention(const struct nettrace_event *e, struct rt_contention *o
  * names) and MethodJittingStarted (names and IL size, no code range). */
 int rt_decode_method(const struct nettrace_event *e, struct rt_method *out);
 
+int rt_decode_module(const struct nettrace_event *e, struct rt_module *out);
+int rt_decode_alloc_sampled(const struct nettrace_event *e, unsigned pointer_size,
+			    struct rt_alloc_sampled *out);
+/* The bytes one AllocationSampled event stands for: its object's size divided by the
+ * chance that a sampling interval of mean 100 KiB falls into the object (the runtime's
+ * design of allocation sampling). */
+uint64_t rt_alloc_sampled_weight(const struct rt_alloc_sampled *a);
+
 void rt_alloc_tick_release(struct rt_alloc_tick *t);
+void rt_module_release(struct rt_module *m);
+void rt_alloc_sampled_release(struct rt_alloc_sampled *a);
 void rt_exception_release(struct rt_exception *x);
 void rt_exception_catch_release(struct rt_exception_catch *c);
 void rt_method_release(struct rt_method *m);
 
 /* "PcDotnetApp.HotLoop.Churn", as PerfView names a method; malloc'd. */
 char *rt_method_display_name(const struct rt_method *m);
+/* "PcDotnetApp.HotLoop.Churn(int32)": the namespace, the name and the signature's argument
+ * list, as TraceLog names a method in its stacks; malloc'd. */
+char *rt_method_full_name(const struct rt_method *m);
+/* A module's name in stacks, as TraceLog names it: the IL path's file name without .dll or
+ * .exe ("System.Private.CoreLib"); malloc'd. */
+char *rt_module_name(const char *il_path);
 /* Names of GCStart's reason and type, ContentionStart's flags. */
 const char *rt_gc_reason_name(uint32_t reason);
 const char *rt_gc_type_name(uint32_t type);

@@ -35,6 +35,22 @@ static bool is_perf_map(const char *base)
 	return !strcmp(p, ".map");
 }
 
+/* The runtime's native libraries (the host's, the runtime's and the framework's shims). */
+static bool is_dotnet_runtime(const char *base)
+{
+	static const char *const libs[] = {"libcoreclr.so",
+					   "libclrjit.so",
+					   "libhostpolicy.so",
+					   "libhostfxr.so",
+					   "libSystem.",
+					   "libmscordaccore.so",
+					   "libcoreclrtraceptprovider.so"};
+	for (size_t i = 0; i < ARRAY_SIZE(libs); i++)
+		if (str_startswith(base, libs[i]))
+			return true;
+	return false;
+}
+
 enum frame_kind frame_kind_of(const char *sym, const char *dso, uint64_t ip)
 {
 	if (!strcmp(dso, "[kernel.kallsyms]") || str_startswith(dso, "[kernel.") ||
@@ -43,10 +59,14 @@ enum frame_kind frame_kind_of(const char *sym, const char *dso, uint64_t ip)
 	const char *base = strrchr(dso, '/');
 	base = base ? base + 1 : dso;
 	size_t bl = strlen(base);
+	if (bl > 4 && !strcasecmp(base + bl - 4, ".dll"))
+		return FRAME_R2R;
 	if (str_startswith(sym, "JS:") || is_perf_map(base) || str_startswith(base, "jit-") ||
-	    strstr(base, "jitted") || (bl > 4 && !strcasecmp(base + bl - 4, ".dll")) ||
-	    str_startswith(base, "memfd:doublemapper") || str_startswith(dso, "[JIT]"))
+	    strstr(base, "jitted") || str_startswith(base, "memfd:doublemapper") ||
+	    str_startswith(dso, "[JIT]"))
 		return FRAME_JIT;
+	if (is_dotnet_runtime(base))
+		return FRAME_RUNTIME;
 	/* No dso, but an address in the upper half: kernel text perf could not name. */
 	if ((!*dso || !strcmp(dso, "[unknown]")) && ip >= 0xffff800000000000ULL)
 		return FRAME_KERNEL;
@@ -62,10 +82,20 @@ const char *frame_kind_name(enum frame_kind k)
 		return "jit";
 	case FRAME_PROCESS:
 		return "process";
+	case FRAME_R2R:
+		return "r2r";
+	case FRAME_RUNTIME:
+		return "runtime";
 	case FRAME_NATIVE:
+	case FRAME_KINDS:
 		break;
 	}
 	return "native";
+}
+
+bool frame_kind_managed(enum frame_kind k)
+{
+	return k == FRAME_JIT || k == FRAME_R2R;
 }
 
 /* ---- interned strings: chunks that never move ---- */
@@ -451,6 +481,24 @@ struct calltree *calltree_derive(const struct calltree *t, unsigned flags)
 	}
 	free(by_name);
 	free(path);
+	return d;
+}
+
+struct calltree *calltree_remap(const struct calltree *t, const uint32_t *map, uint32_t **node_map)
+{
+	struct calltree *d = calltree_new(t->ft);
+	uint32_t *to = xmalloc(t->count * sizeof(*to));
+	to[CALLTREE_ROOT] = CALLTREE_ROOT;
+	/* A node comes after its parent: one pass in index order. */
+	for (uint32_t i = 1; i < t->count; i++)
+		to[i] = child_of(d, to[t->nodes[i].parent], map[t->nodes[i].func]);
+	for (uint32_t i = 0; i < t->count; i++)
+		if (t->nodes[i].self)
+			calltree_add_weight(d, to[i], t->nodes[i].self);
+	if (node_map)
+		*node_map = to;
+	else
+		free(to);
 	return d;
 }
 

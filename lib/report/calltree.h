@@ -1,10 +1,11 @@
 /* calltree: stacks aggregated into a trie of functions, with weights.
  *
  * A functable interns each function once (symbol + shared object, with its kind: kernel,
- * native, JIT/managed); a calltree is a trie over function ids whose nodes carry the weight
- * of the stacks that end there (self) and pass through (total).  Memory is proportional to
- * the number of unique stack prefixes, never to the number of samples.  The weight is
- * whatever the caller adds: 1 per sample, or nanoseconds of blocked time (offcpu.h).
+ * native, JIT-compiled, ReadyToRun (precompiled .NET code), the .NET runtime itself); a calltree is
+ * a trie over function ids whose nodes carry the weight of the stacks that end there (self) and
+ * pass through (total).  Memory is proportional to the number of unique stack prefixes, never to
+ * the number of samples.  The weight is whatever the caller adds: 1 per sample, or nanoseconds of
+ * blocked time (offcpu.h).
  *
  * Trees are built in one orientation (the caller adds frames root first) and re-shaped with
  * calltree_derive(): drop the process level, or invert so that leaves become roots.
@@ -17,13 +18,19 @@
 enum frame_kind {
 	FRAME_NATIVE,
 	FRAME_KERNEL,
-	FRAME_JIT,     /* JIT-compiled or managed code: perf maps, jitdump, .NET images, JS */
+	FRAME_JIT,     /* JIT-compiled code: perf maps, jitdump, .NET's JIT, JS */
 	FRAME_PROCESS, /* a pseudo-frame naming the process (comm) at the root of a stack */
+	FRAME_R2R,     /* precompiled .NET code (ReadyToRun): in a .dll image */
+	FRAME_RUNTIME, /* the .NET runtime's own native code (libcoreclr.so, libclrjit.so ...) */
+	FRAME_KINDS
 };
 
 /* The kind of a frame from its symbol, shared object and address. */
 enum frame_kind frame_kind_of(const char *sym, const char *dso, uint64_t ip);
-const char *frame_kind_name(enum frame_kind k); /* "native", "kernel", "jit", "process" */
+/* "native", "kernel", "jit", "process", "r2r", "runtime" */
+const char *frame_kind_name(enum frame_kind k);
+/* Managed code, JIT-compiled or precompiled (what reports mark [j]). */
+bool frame_kind_managed(enum frame_kind k);
 
 struct functable;
 struct functable *functable_new(void);
@@ -86,6 +93,11 @@ size_t calltree_children(const struct calltree *t, uint32_t i, enum calltree_ord
 #define CALLTREE_MERGE_NAMES 4u /* functions that show the same name become one (folded output) */
 /* A new tree over the same functable with every stack of t re-added as flags say. */
 struct calltree *calltree_derive(const struct calltree *t, unsigned flags);
+
+/* A new tree over the same functable with every function f of t replaced by map[f] (stacks
+ * that become alike merge).  node_map, when not NULL, gets a malloc'd array: for each node of
+ * t, the node it became. */
+struct calltree *calltree_remap(const struct calltree *t, const uint32_t *map, uint32_t **node_map);
 
 /* Self and inclusive weight of each function (arrays of functable_count() entries, to be
  * freed by the caller).  A recursive function counts once per stack in incl. */

@@ -11,9 +11,6 @@
 #include <strings.h>
 #include <unistd.h>
 
-#define NS_PER_MS 1000000ULL
-#define NS_PER_US 1000ULL
-
 static const struct {
 	const char *name, *ext, *what;
 } formats[] = {
@@ -43,31 +40,32 @@ const char *export_what(enum export_format f)
 
 static int write_svg(FILE *out, const struct export_job *j)
 {
+	const struct view_unit *u = view_unit(j->kind);
+	bool ms = u->text_div == 1000000;
 	struct flamegraph_opts fo = {.title = j->title,
 				     .subtitle = j->subtitle,
-				     .unit = j->offcpu ? "ms" : "samples",
-				     .unit_div = j->offcpu ? NS_PER_MS : 1,
-				     .palette = j->offcpu ? FLAMEGRAPH_OFFCPU : FLAMEGRAPH_CPU,
+				     .unit = ms ? "ms" : u->what,
+				     .unit_div = ms ? u->text_div : 1,
+				     .palette = u->cool ? FLAMEGRAPH_OFFCPU : FLAMEGRAPH_CPU,
 				     .width = j->width,
 				     .base_totals = j->base_totals,
 				     .base_name = j->base_name};
 	if (!fo.title)
-		fo.title = j->base_totals ? "Differential Flame Graph"
-			   : j->offcpu	  ? "Off-CPU Time Flame Graph"
-					  : NULL;
+		fo.title = j->base_totals ? "Differential Flame Graph" : u->svg_title;
 	return flamegraph_write_svg(out, j->tree, &fo);
 }
 
 static int write_pprof(FILE *out, const struct export_job *j)
 {
 	const struct view_recording *r = j->rec;
+	const struct view_unit *u = view_unit(j->kind);
 	char *comment = xasprintf("perfcollect-c %s: %s of %s", PC_VERSION,
-				  j->offcpu ? "blocked time" : j->event, j->input);
+				  j->kind == VIEW_BLOCKED ? "blocked time" : j->event, j->input);
 	struct pprof_opts po = {
 	    .build_ids = j->build_ids, .nbuild_ids = j->nbuild_ids, .comment = comment};
-	if (j->offcpu) {
-		po.type = "offcpu";
-		po.unit = "nanoseconds";
+	if (j->kind != VIEW_SAMPLES) {
+		po.type = u->pprof_type;
+		po.unit = u->pprof_unit;
 	} else if (j->event && str_startswith(j->event, "cpu-clock") && j->mean_period > 0) {
 		/* cpu-clock's period is CPU time in ns: the value Pyroscope and pprof call cpu. */
 		po.type = "samples";
@@ -95,9 +93,8 @@ static int write_pprof(FILE *out, const struct export_job *j)
 
 static int write_speedscope(FILE *out, const struct export_job *j)
 {
-	struct speedscope_opts so = {.name = j->input,
-				     .unit = j->offcpu ? "nanoseconds" : "none",
-				     .what = j->offcpu ? "ns blocked" : "samples"};
+	const struct view_unit *u = view_unit(j->kind);
+	struct speedscope_opts so = {.name = j->input, .unit = u->speedscope_unit, .what = u->what};
 	return speedscope_write(out, j->tree, &so);
 }
 
@@ -107,7 +104,7 @@ static int write_to(FILE *out, const struct export_job *j)
 	case EXPORT_SVG:
 		return write_svg(out, j);
 	case EXPORT_FOLDED:
-		return flamegraph_write_folded_scaled(out, j->tree, j->offcpu ? NS_PER_US : 1);
+		return flamegraph_write_folded_scaled(out, j->tree, view_unit(j->kind)->folded_div);
 	case EXPORT_PPROF:
 		return write_pprof(out, j);
 	case EXPORT_SPEEDSCOPE:

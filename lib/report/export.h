@@ -22,8 +22,8 @@ struct export_job {
 	enum export_format format;
 	const char *path;	      /* "-" for stdout */
 	const struct calltree *tree;  /* root first, a FRAME_PROCESS level under the root */
-	bool offcpu;		      /* weights are nanoseconds blocked; else samples */
-	const char *event;	      /* what was sampled, e.g. "cpu-clock" */
+	enum view_kind kind;	      /* what a weight is (view_kind.h) */
+	const char *event;	      /* the view's name, e.g. "cpu-clock", "alloc" */
 	double mean_period;	      /* of one sample (cpu-clock: ns); 0 when unknown */
 	const char *input;	      /* the trace, for titles and the profile's name */
 	const char *title, *subtitle; /* SVG; NULL for the default */

@@ -203,8 +203,9 @@ static void put_xml(FILE *out, const char *s, size_t max)
 		fputs("..", out);
 }
 
-/* CPU time: kernel orange, native red, JIT/managed green, processes blue.  Off-CPU time:
- * blues, kernel pale, native deep, JIT/managed turquoise, processes violet.  The root grey;
+/* CPU time: kernel orange, native red, the .NET runtime red-orange, JIT/managed green,
+ * ReadyToRun a bluer green, processes blue.  Off-CPU time: blues, kernel pale, native deep,
+ * JIT/managed turquoise, processes violet.  The root grey;
  * the shade varies with the name so that neighbours stay apart. */
 static void frame_color(enum flamegraph_palette pal, enum frame_kind k, const char *name, bool root,
 			int rgb[3])
@@ -217,12 +218,16 @@ static void frame_color(enum flamegraph_palette pal, enum frame_kind k, const ch
 	    [FRAME_KERNEL] = {230, 25, 155, 60, 0, 50},
 	    [FRAME_JIT] = {50, 60, 175, 55, 50, 50},
 	    [FRAME_PROCESS] = {110, 40, 150, 40, 215, 35},
+	    [FRAME_R2R] = {90, 50, 190, 50, 110, 50},
+	    [FRAME_RUNTIME] = {210, 45, 105, 50, 80, 40},
 	};
 	static const int offcpu[][6] = {
 	    [FRAME_NATIVE] = {40, 50, 90, 60, 200, 55},
 	    [FRAME_KERNEL] = {120, 50, 170, 45, 225, 30},
 	    [FRAME_JIT] = {30, 40, 160, 50, 190, 50},
 	    [FRAME_PROCESS] = {140, 40, 110, 40, 210, 40},
+	    [FRAME_R2R] = {60, 40, 180, 40, 210, 40},
+	    [FRAME_RUNTIME] = {70, 40, 120, 50, 220, 35},
 	};
 	if (root) {
 		rgb[0] = rgb[1] = rgb[2] = 200;
@@ -463,8 +468,9 @@ static bool svg_enter(void *arg, const struct level *path, size_t depth)
 	const char *name = root ? "all" : functable_name(s->ft, nd->func);
 	enum frame_kind kind = root ? FRAME_NATIVE : functable_kind(s->ft, nd->func);
 	char shortbuf[512];
-	const char *label =
-	    kind == FRAME_JIT ? flamegraph_short_name(name, shortbuf, sizeof(shortbuf)) : name;
+	const char *label = frame_kind_managed(kind)
+				? flamegraph_short_name(name, shortbuf, sizeof(shortbuf))
+				: name;
 	double x = FG_PAD + (double)l->x * s->scale, w = (double)nd->total * s->scale;
 	int rgb[3];
 	if (s->o->base_totals && !root)
@@ -494,10 +500,9 @@ static void legend(FILE *out, const struct flamegraph_opts *o, unsigned x, unsig
 	static const struct {
 		enum frame_kind k;
 		const char *what;
-	} items[] = {{FRAME_KERNEL, "kernel"},
-		     {FRAME_NATIVE, "native"},
-		     {FRAME_JIT, "JIT/managed"},
-		     {FRAME_PROCESS, "process"}};
+	} items[] = {{FRAME_KERNEL, "kernel"},	      {FRAME_NATIVE, "native"},
+		     {FRAME_RUNTIME, ".NET runtime"}, {FRAME_JIT, "JIT/managed"},
+		     {FRAME_R2R, "ReadyToRun"},	      {FRAME_PROCESS, "process"}};
 	static const struct {
 		int rgb[3];
 		const char *what;

@@ -6,9 +6,9 @@
  * frame's full name, weight and percentage on hover, zooms on click, searches by regular
  * expression (case-insensitive when its "ic" toggle is on) and fits the graph to the window's
  * width; .NET methods are labelled short (HotLoop::Digits) with the full signature on hover.
- * Frames are colored by kind (kernel, native, JIT/managed), in warm colors for CPU time and
- * in blues for off-CPU (blocked) time, as off-CPU graphs usually are; neighbouring frames
- * narrower than a pixel at the drawn width are merged into one grey frame, so the file stays
+ * Frames are colored by kind (kernel, native, .NET runtime, JIT, ReadyToRun), in warm colors
+ * for CPU time and in blues for off-CPU (blocked) time, as off-CPU graphs usually are; neighbouring
+ * frames narrower than a pixel at the drawn width are merged into one grey frame, so the file stays
  * small whatever the trace.  A differential graph (base_totals set) keeps the shape of the
  * tree and colors each frame by how its share of the total changed against the base: red
  * more, blue less, white unchanged.

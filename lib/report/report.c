@@ -40,7 +40,7 @@ static int finish(FILE *out)
 /* perf's markers: [k] kernel, [.] user; and [j] for JIT/managed code. */
 static const char *kind_marker(enum frame_kind k)
 {
-	return k == FRAME_KERNEL ? "[k]" : k == FRAME_JIT ? "[j]" : "[.]";
+	return k == FRAME_KERNEL ? "[k]" : frame_kind_managed(k) ? "[j]" : "[.]";
 }
 
 static const char *base_name(const char *path)

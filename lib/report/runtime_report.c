@@ -1,10 +1,8 @@
-/* runtime_report: reading NetTrace files into the model (runtime_report_int.h); the
- * printing is in runtime_report_print.c. */
+/* runtime_report: the runtime's events into the model (runtime_report_int.h); the GC
+ * analysis is in runtime_report_gc.c, the printing in runtime_report_print.c. */
 #include "runtime_report_int.h"
 #include "base/hash.h"
 #include "base/search.h"
-#include "nettrace/nettrace_read.h"
-#include "nettrace/runtime_events.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -56,64 +54,6 @@ struct rt_tally_entry **rt_tally_sorted(const struct rt_tally *t)
 	return v;
 }
 
-/* ---- code ranges ------------------------------------------------------------------------------
- */
-
-static int cmp_code(const void *a, const void *b)
-{
-	const struct rt_code *x = a, *y = b;
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-const char *rt_process_method_at(const struct rt_process *p, uint64_t ip)
-{
-	/* one past the last range starting at or before ip */
-	size_t lo = LOWER_BOUND(p->ncode, i, p->code[i].start <= ip);
-	if (!lo)
-		return "";
-	const struct rt_code *c = &p->code[lo - 1];
-	return ip - c->start < c->size ? c->name : "";
-}
-
-static void add_code(struct rt_process *p, const struct rt_method *m)
-{
-	if (!m->start || !m->size)
-		return;
-	grow_array((void **)&p->code, &p->code_cap, p->ncode + 1, sizeof(*p->code));
-	p->code[p->ncode++] = (struct rt_code){m->start, m->size, rt_method_display_name(m)};
-}
-
-/* ---- reading -----------------------------------------------------------------------------------
- */
-
-/* The GC events, sorted by time before they are paired: the runtime writes each thread's
- * events in order, not the threads' in order. */
-struct gc_event {
-	uint64_t ns;
-	enum runtime_event_kind kind;
-	uint64_t seq; /* file order, to keep ties stable */
-	union {
-		struct rt_gc_start start;
-		struct rt_gc_end end;
-		struct rt_gc_heap_stats heap;
-	} u;
-};
-
-/* thread id -> index + 1 of its open JIT (0: none). */
-struct thread_slot {
-	uint64_t tid;
-	size_t idx;
-	bool used;
-};
-#define HTAB_NAME	    thread_slots
-#define HTAB_ENTRY	    struct thread_slot
-#define HTAB_KEY	    uint64_t
-#define HTAB_EMPTY(e)	    (!(e)->used)
-#define HTAB_HASH(t, e)	    hash_mix((e)->tid)
-#define HTAB_MATCH(t, e, k) ((e)->tid == (k))
-#define HTAB_MIN	    64
-#include "base/htab.h"
-
 static size_t *slot(struct thread_slots *m, uint64_t tid)
 {
 	bool found;
@@ -123,236 +63,198 @@ static size_t *slot(struct thread_slots *m, uint64_t tid)
 	return &e->idx;
 }
 
-struct reading {
-	struct rt_process *p;
-	const struct nettrace_trace *t;
-	struct gc_event *gcev;
-	size_t ngcev, gcev_cap;
-	struct thread_slots jits; /* each thread's open JIT */
-};
+/* ---- streams and processes -------------------------------------------------------------- */
 
-static void reading_release(struct reading *rd)
+struct rt_stream *runtime_report_begin(struct runtime_report *rr, const char *name, long host_pid)
 {
-	free(rd->gcev);
-	thread_slots_free(&rd->jits);
+	struct rt_stream *s = xcalloc(1, sizeof(*s));
+	s->rr = rr;
+	s->index = rr->nstreams;
+	s->name = xstrdup(name);
+	s->host_pid = host_pid;
+	grow_array((void **)&rr->streams, &rr->streams_cap, rr->nstreams + 1, sizeof(*rr->streams));
+	rr->streams[rr->nstreams++] = s;
+	return s;
 }
 
-static void keep_frames(const struct nettrace_event *e, uint64_t *ips, size_t *n)
+static struct rt_process *process_of(struct rt_stream *s, uint64_t pid)
 {
-	*n = e->stack_depth < RT_FRAMES ? e->stack_depth : RT_FRAMES;
-	if (*n)
-		memcpy(ips, e->stack, *n * sizeof(*ips));
+	struct runtime_report *rr = s->rr;
+	for (size_t i = rr->nprocs; i-- > 0;)
+		if (rr->procs[i].stream == s->index && rr->procs[i].pid == pid)
+			return &rr->procs[i];
+	grow_array((void **)&rr->procs, &rr->cap, rr->nprocs + 1, sizeof(*rr->procs));
+	struct rt_process *p = &rr->procs[rr->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->name = xstrdup(s->name);
+	p->stream = s->index;
+	p->pid = (uint32_t)pid;
+	p->host_pid = s->host_pid > 0 ? s->host_pid : (long)pid;
+	return p;
 }
 
-static void on_gc_event(struct reading *rd, const struct nettrace_event *e,
-			enum runtime_event_kind kind, uint64_t ns)
+static void on_jit_start(struct rt_process *p, const struct nettrace_event *e, uint64_t ns)
 {
-	struct gc_event g = {.ns = ns, .kind = kind, .seq = rd->ngcev};
-	int rc = 0;
-	switch (kind) {
-	case RT_GC_START:
-		rc = rt_decode_gc_start(e, &g.u.start);
-		break;
-	case RT_GC_END:
-		rc = rt_decode_gc_end(e, &g.u.end);
-		break;
-	case RT_GC_HEAP_STATS:
-		rc = rt_decode_gc_heap_stats(e, &g.u.heap);
-		break;
-	default:
-		break;
-	}
-	if (rc < 0)
+	struct rt_method m;
+	if (rt_decode_method(e, &m) < 0)
 		return;
-	grow_array((void **)&rd->gcev, &rd->gcev_cap, rd->ngcev + 1, sizeof(*rd->gcev));
-	rd->gcev[rd->ngcev++] = g;
+	grow_array((void **)&p->jits, &p->jits_cap, p->njits + 1, sizeof(*p->jits));
+	*slot(&p->open_jits, e->thread_id) = p->njits + 1;
+	p->jits[p->njits++] = (struct rt_jit){.method_id = m.method_id,
+					      .tid = e->thread_id,
+					      .start_ns = ns,
+					      .il_size = m.il_size,
+					      .name = rt_method_full_name(&m)};
+	rt_method_release(&m);
 }
 
-static void on_event(struct reading *rd, const struct nettrace_event *e)
+/* The load that ends the thread's open JIT of this method (ReadyToRun code loads without
+ * one). */
+static void on_method_load(struct rt_process *p, const struct nettrace_event *e, uint64_t ns)
 {
-	struct rt_process *p = rd->p;
-	enum runtime_event_kind kind = runtime_event_kind(e->meta);
-	uint64_t ns = nettrace_ticks_to_ns(rd->t, e->timestamp);
-	unsigned ptr = rd->t->pointer_size;
+	size_t *open = slot(&p->open_jits, e->thread_id);
+	if (!*open)
+		return;
+	struct rt_method m;
+	if (rt_decode_method(e, &m) < 0)
+		return;
+	struct rt_jit *j = &p->jits[*open - 1];
+	if (j->method_id == m.method_id) {
+		j->end_ns = ns > j->start_ns ? ns : j->start_ns;
+		j->flags = m.flags;
+		*open = 0;
+	}
+	rt_method_release(&m);
+}
+
+static void on_contention(struct rt_process *p, const struct nettrace_event *e,
+			  enum runtime_event_kind kind, uint64_t ns)
+{
+	struct rt_contention c;
+	if (rt_decode_contention(e, &c) < 0)
+		return;
+	size_t *open = slot(&p->open_waits, e->thread_id);
+	if (kind == RT_CONTENTION_START) {
+		p->waits++;
+		grow_array((void **)&p->wait_start, &p->wait_start_cap, p->nwait_start + 1,
+			   sizeof(*p->wait_start));
+		if (!*open) {
+			p->wait_start[p->nwait_start] = ns;
+			*open = ++p->nwait_start;
+		} else {
+			p->wait_start[*open - 1] = ns;
+		}
+		return;
+	}
+	if (!*open && !c.has_duration)
+		return;
+	double waited = c.has_duration			? c.duration_ns
+			: ns > p->wait_start[*open - 1] ? (double)(ns - p->wait_start[*open - 1])
+							: 0;
+	p->wait_ns += waited;
+	p->waits_ended++;
+	if (*open)
+		p->wait_start[*open - 1] = 0;
+}
+
+void runtime_report_event(struct rt_stream *s, const struct nettrace_trace *t, uint64_t pid,
+			  enum runtime_event_kind kind, const struct nettrace_event *e)
+{
+	struct rt_process *p = process_of(s, pid);
+	uint64_t ns = nettrace_ticks_to_ns(t, e->timestamp);
+	unsigned ptr = t->pointer_size;
+	p->events++;
 	switch (kind) {
 	case RT_GC_START:
 	case RT_GC_END:
 	case RT_GC_HEAP_STATS:
 	case RT_GC_SUSPEND_EE_BEGIN:
+	case RT_GC_SUSPEND_EE_END:
 	case RT_GC_RESTART_EE_END:
-		on_gc_event(rd, e, kind, ns);
+		rt_gc_event(p, e, kind, ns);
 		break;
 	case RT_GC_ALLOCATION_TICK: {
-		struct rt_alloc_tick t;
-		if (rt_decode_alloc_tick(e, ptr, &t) == 0) {
-			rt_tally_add(&p->allocs, *t.type_name ? t.type_name : "(type not given)", 1,
-				     (double)t.amount);
-			p->alloc_ticks++;
-			rt_alloc_tick_release(&t);
-		}
+		struct rt_alloc_tick a;
+		if (rt_decode_alloc_tick(e, ptr, &a) < 0)
+			break;
+		rt_tally_add(&p->allocs, *a.type_name ? a.type_name : "(type not given)", 1,
+			     (double)a.amount);
+		p->alloc_since_gc[a.kind < 3 ? a.kind : 0] += (double)a.amount;
+		p->alloc_events++;
+		rt_alloc_tick_release(&a);
+		break;
+	}
+	case RT_GC_ALLOCATION_SAMPLED: {
+		struct rt_alloc_sampled a;
+		if (rt_decode_alloc_sampled(e, ptr, &a) < 0)
+			break;
+		double w = (double)rt_alloc_sampled_weight(&a);
+		rt_tally_add(&p->allocs, *a.type_name ? a.type_name : "(type not given)", 1, w);
+		p->alloc_since_gc[a.kind < 3 ? a.kind : 0] += w;
+		p->alloc_events++;
+		rt_alloc_sampled_release(&a);
 		break;
 	}
 	case RT_EXCEPTION_THROWN: {
 		struct rt_exception x;
 		if (rt_decode_exception(e, ptr, &x) < 0)
 			break;
-		grow_array((void **)&p->throws, &p->throws_cap, p->nthrows + 1, sizeof(*p->throws));
-		struct rt_throw *t = &p->throws[p->nthrows++];
-		t->type = *x.type ? xstrdup(x.type) : xstrdup("(type not given)");
-		t->eip = x.eip;
-		keep_frames(e, t->ips, &t->n);
+		rt_tally_add(&p->exceptions, *x.type ? x.type : "(type not given)", 1, 0);
+		p->nexceptions++;
 		rt_exception_release(&x);
 		break;
 	}
-	case RT_CONTENTION_START: {
-		struct rt_contention c;
-		if (rt_decode_contention(e, &c) < 0)
-			break;
-		grow_array((void **)&p->waits, &p->waits_cap, p->nwaits + 1, sizeof(*p->waits));
-		struct rt_wait *w = &p->waits[p->nwaits++];
-		memset(w, 0, sizeof(*w));
-		w->tid = e->thread_id;
-		w->start_ns = ns;
-		keep_frames(e, w->ips, &w->n);
+	case RT_CONTENTION_START:
+	case RT_CONTENTION_STOP:
+		on_contention(p, e, kind, ns);
 		break;
-	}
-	case RT_CONTENTION_STOP: {
-		struct rt_contention c;
-		if (rt_decode_contention(e, &c) < 0)
-			break;
-		/* The thread's open wait: its events are in order in the file. */
-		for (size_t i = p->nwaits; i-- > 0;) {
-			struct rt_wait *w = &p->waits[i];
-			if (w->tid != e->thread_id || w->ended)
-				continue;
-			w->ended = true;
-			w->wait_ns = c.has_duration
-					 ? c.duration_ns
-					 : (double)(ns > w->start_ns ? ns - w->start_ns : 0);
-			break;
-		}
+	case RT_METHOD_JITTING_STARTED:
+		on_jit_start(p, e, ns);
 		break;
-	}
-	case RT_METHOD_JITTING_STARTED: {
-		struct rt_method m;
-		if (rt_decode_method(e, &m) < 0)
-			break;
-		grow_array((void **)&p->jits, &p->jits_cap, p->njits + 1, sizeof(*p->jits));
-		*slot(&rd->jits, e->thread_id) = p->njits + 1;
-		p->jits[p->njits++] = (struct rt_jit){.method_id = m.method_id,
-						      .tid = e->thread_id,
-						      .start_ns = ns,
-						      .il_size = m.il_size,
-						      .name = rt_method_display_name(&m)};
-		rt_method_release(&m);
-		break;
-	}
 	case RT_METHOD_LOAD_VERBOSE:
-	case RT_METHOD_RUNDOWN_VERBOSE: {
-		struct rt_method m;
-		if (rt_decode_method(e, &m) < 0)
-			break;
-		add_code(p, &m);
-		/* The load that ends the thread's open JIT of this method (ReadyToRun code
-		 * loads without one). */
-		size_t *open =
-		    kind == RT_METHOD_LOAD_VERBOSE ? slot(&rd->jits, e->thread_id) : NULL;
-		if (open && *open && p->jits[*open - 1].method_id == m.method_id) {
-			struct rt_jit *j = &p->jits[*open - 1];
-			j->end_ns = ns > j->start_ns ? ns : j->start_ns;
-			j->flags = m.flags;
-			*open = 0;
-		}
-		rt_method_release(&m);
+		on_method_load(p, e, ns);
 		break;
-	}
 	default:
 		break;
 	}
 }
 
-static int cmp_gc_event(const void *a, const void *b)
+static void release_reading(struct rt_process *p)
 {
-	const struct gc_event *x = a, *y = b;
-	if (x->ns != y->ns)
-		return x->ns < y->ns ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	free(p->gcev);
+	p->gcev = NULL;
+	thread_slots_free(&p->open_waits);
+	thread_slots_free(&p->open_jits);
+	memset(&p->open_waits, 0, sizeof(p->open_waits));
+	memset(&p->open_jits, 0, sizeof(p->open_jits));
+	free(p->wait_start);
+	p->wait_start = NULL;
+	p->nwait_start = p->wait_start_cap = 0;
 }
 
-static int cmp_pause(const void *a, const void *b)
+void runtime_report_end(struct rt_stream *s, const struct nettrace_trace *t,
+			const struct nettrace_stats *st)
 {
-	const struct rt_gc *x = *(const struct rt_gc *const *)a,
-			   *y = *(const struct rt_gc *const *)b;
-	return x->pause_start < y->pause_start ? -1 : x->pause_start > y->pause_start;
-}
-
-/* Pairs the GC events in time order: a GC runs inside the suspension around its GCStart
- * (SuspendEEBegin .. RestartEEEnd: the pause); its heap size is the GCHeapStats after its
- * GCEnd. */
-static void build_gcs(struct reading *rd)
-{
-	struct rt_process *p = rd->p;
-	if (rd->ngcev) /* qsort() takes no NULL array, not even an empty one */
-		qsort(rd->gcev, rd->ngcev, sizeof(*rd->gcev), cmp_gc_event);
-	uint64_t suspended_at = 0;
-	size_t pause_first = SIZE_MAX; /* the first GC of the open suspension */
-	size_t last_ended = SIZE_MAX;
-	for (size_t i = 0; i < rd->ngcev; i++) {
-		const struct gc_event *g = &rd->gcev[i];
-		switch (g->kind) {
-		case RT_GC_SUSPEND_EE_BEGIN:
-			suspended_at = g->ns;
-			pause_first = p->ngcs;
-			break;
-		case RT_GC_START: {
-			grow_array((void **)&p->gcs, &p->gcs_cap, p->ngcs + 1, sizeof(*p->gcs));
-			struct rt_gc *gc = &p->gcs[p->ngcs++];
-			memset(gc, 0, sizeof(*gc));
-			gc->number = g->u.start.count;
-			gc->gen = g->u.start.depth;
-			gc->reason = g->u.start.reason;
-			gc->type = g->u.start.type;
-			gc->start_ns = g->ns;
-			gc->pause_start = suspended_at;
-			break;
+	struct runtime_report *rr = s->rr;
+	for (size_t i = 0; i < rr->nprocs; i++) {
+		struct rt_process *p = &rr->procs[i];
+		if (p->stream != s->index)
+			continue;
+		if (t) {
+			p->sync_ns = nettrace_ticks_to_ns(t, t->sync_ticks);
+			p->start_ns = p->sync_ns;
+			p->end_ns = st && st->events ? nettrace_ticks_to_ns(t, st->last_ticks)
+						     : p->start_ns;
+			if (p->end_ns < p->start_ns)
+				p->end_ns = p->start_ns;
 		}
-		case RT_GC_END:
-			for (size_t k = p->ngcs; k-- > 0;)
-				if (p->gcs[k].number == g->u.end.count && !p->gcs[k].end_ns) {
-					p->gcs[k].end_ns = g->ns;
-					last_ended = k;
-					break;
-				}
-			break;
-		case RT_GC_HEAP_STATS:
-			if (last_ended != SIZE_MAX && !p->gcs[last_ended].has_heap) {
-				p->gcs[last_ended].heap_after = g->u.heap.total;
-				p->gcs[last_ended].has_heap = true;
-			}
-			break;
-		case RT_GC_RESTART_EE_END:
-			if (!suspended_at)
-				break;
-			if (pause_first == p->ngcs)
-				p->other_pauses++;
-			for (size_t k = pause_first; k < p->ngcs; k++)
-				if (p->gcs[k].pause_start == suspended_at)
-					p->gcs[k].pause_end = g->ns;
-			suspended_at = 0;
-			break;
-		default:
-			break;
+		if (st) {
+			p->lost = st->lost_events;
+			p->truncated = st->truncated;
 		}
+		rt_build_gcs(p);
+		release_reading(p);
 	}
-	/* A suspension still open at the end has no known length. */
-	for (size_t k = 0; k < p->ngcs; k++)
-		if (!p->gcs[k].pause_end)
-			p->gcs[k].pause_start = 0;
-	p->by_pause = xmalloc((p->ngcs + 1) * sizeof(*p->by_pause));
-	for (size_t k = 0; k < p->ngcs; k++)
-		if (p->gcs[k].pause_start)
-			p->by_pause[p->nby_pause++] = &p->gcs[k];
-	qsort(p->by_pause, p->nby_pause, sizeof(*p->by_pause), cmp_pause);
 }
 
 long runtime_report_pid_of_name(const char *name)
@@ -368,52 +270,6 @@ long runtime_report_pid_of_name(const char *name)
 	return pid;
 }
 
-int runtime_report_add(struct runtime_report *rr, FILE *f, const char *name, long host_pid,
-		       char **warning)
-{
-	*warning = NULL;
-	struct nettrace_reader *r = nettrace_reader_new_file(f, name);
-	struct nettrace_item it;
-	int rc;
-	struct rt_process proc;
-	memset(&proc, 0, sizeof(proc));
-	struct reading rd = {.p = &proc};
-	while ((rc = nettrace_reader_next(r, &it)) > 0) {
-		if (!rd.t)
-			rd.t = nettrace_reader_trace(r);
-		if (it.kind == NETTRACE_ITEM_EVENT)
-			on_event(&rd, it.event);
-	}
-	const struct nettrace_stats *st = nettrace_reader_stats(r);
-	rd.t = nettrace_reader_trace(r);
-	if (!rd.t) { /* not even the trace block */
-		nettrace_reader_free(r);
-		reading_release(&rd);
-		pc_err("%s", rc < 0 ? pc_strerror() : "empty NetTrace stream");
-		return -1;
-	}
-	if (rc < 0)
-		*warning = xasprintf("%s; the events before it are shown", pc_strerror());
-	proc.name = xstrdup(name);
-	proc.pid = rd.t->pid;
-	proc.host_pid = host_pid > 0 ? host_pid : (long)rd.t->pid;
-	proc.start_ns = nettrace_ticks_to_ns(rd.t, rd.t->sync_ticks);
-	proc.end_ns = st->events ? nettrace_ticks_to_ns(rd.t, st->last_ticks) : proc.start_ns;
-	if (proc.end_ns < proc.start_ns)
-		proc.end_ns = proc.start_ns;
-	proc.events = st->events;
-	proc.lost = st->lost_events;
-	proc.truncated = st->truncated;
-	build_gcs(&rd);
-	if (proc.ncode)
-		qsort(proc.code, proc.ncode, sizeof(*proc.code), cmp_code);
-	reading_release(&rd);
-	nettrace_reader_free(r);
-	grow_array((void **)&rr->procs, &rr->cap, rr->nprocs + 1, sizeof(*rr->procs));
-	rr->procs[rr->nprocs++] = proc;
-	return 0;
-}
-
 void runtime_report_sample(struct runtime_report *rr, int pid, uint64_t time_ns)
 {
 	for (size_t i = 0; i < rr->nprocs; i++) {
@@ -422,14 +278,11 @@ void runtime_report_sample(struct runtime_report *rr, int pid, uint64_t time_ns)
 			continue;
 		p->samples++;
 		/* one past the last pause starting at or before the sample */
-		size_t lo = LOWER_BOUND(p->nby_pause, i, p->by_pause[i]->pause_start <= time_ns);
-		/* GCs of one suspension share it: count the sample once, for the first. */
+		size_t lo = LOWER_BOUND(p->nby_pause, i, p->by_pause[i]->pause_start_ns <= time_ns);
 		if (!lo)
 			continue;
 		struct rt_gc *gc = p->by_pause[lo - 1];
-		while (lo > 1 && p->by_pause[lo - 2]->pause_start == gc->pause_start)
-			gc = p->by_pause[--lo - 1];
-		if (time_ns <= gc->pause_end) {
+		if ((double)(time_ns - gc->pause_start_ns) <= gc->pause_ns) {
 			gc->samples++;
 			p->samples_in_pauses++;
 		}
@@ -439,6 +292,24 @@ void runtime_report_sample(struct runtime_report *rr, int pid, uint64_t time_ns)
 size_t runtime_report_processes(const struct runtime_report *rr)
 {
 	return rr->nprocs;
+}
+
+bool runtime_report_process(const struct runtime_report *rr, size_t i, struct rt_process_info *out)
+{
+	if (i >= rr->nprocs)
+		return false;
+	const struct rt_process *p = &rr->procs[i];
+	*out = (struct rt_process_info){.name = p->name,
+					.host_pid = p->host_pid,
+					.pid = p->pid,
+					.start_ns = p->start_ns,
+					.end_ns = p->end_ns,
+					.sync_ns = p->sync_ns,
+					.gcs = p->gcs,
+					.ngcs = p->ngcs,
+					.jits = p->jits,
+					.njits = p->njits};
+	return true;
 }
 
 struct runtime_report *runtime_report_new(void)
@@ -452,21 +323,21 @@ void runtime_report_free(struct runtime_report *rr)
 		return;
 	for (size_t i = 0; i < rr->nprocs; i++) {
 		struct rt_process *p = &rr->procs[i];
+		release_reading(p);
 		free(p->name);
 		free(p->gcs);
 		free(p->by_pause);
-		for (size_t k = 0; k < p->nthrows; k++)
-			free(p->throws[k].type);
-		free(p->throws);
-		free(p->waits);
 		for (size_t k = 0; k < p->njits; k++)
 			free(p->jits[k].name);
 		free(p->jits);
-		for (size_t k = 0; k < p->ncode; k++)
-			free(p->code[k].name);
-		free(p->code);
 		rt_tally_release(&p->allocs);
+		rt_tally_release(&p->exceptions);
 	}
 	free(rr->procs);
+	for (size_t i = 0; i < rr->nstreams; i++) {
+		free(rr->streams[i]->name);
+		free(rr->streams[i]);
+	}
+	free(rr->streams);
 	free(rr);
 }

@@ -1,47 +1,115 @@
-/* runtime_report: what the .NET runtime's own events say, per process, from the NetTrace
- * files collect writes (dotnet-<pid>.nettrace) or any *.nettrace:
+/* runtime_report: what the .NET runtime's own events say, per process, from any NetTrace
+ * stream (collect's dotnet-<pid>.nettrace, our unified <name>.nettrace, dotnet-trace's
+ * files), read event by event as view reads the stream:
  *
- *   GCs by generation, reason and type: count, pause time (from the suspension of the
- *   runtime to its restart: total, longest, % of the trace's wall time), heap size after;
- *   the longest pauses with their time and the CPU samples that fell inside them;
- *   exceptions by type, with the method that threw them (from the events' managed stacks);
- *   lock contention: waits and time waited, by the method that waited;
- *   JIT-compiled methods and JIT time, the slowest first;
- *   allocation ticks (one per ~100 KB allocated) by type.
+ *   GCs, one row each (runtime_report_gcs()), as TraceEvent's analysis
+ *   (TraceLoadedDotNetRuntime, what PerfView's GCStats shows) computes them: a GC's pause
+ *   runs from the suspension of the runtime for it (GCSuspendEEBegin, reason GC or GC-prep)
+ *   to the restart that ends it (GCRestartEEEnd on the same thread); a background GC's pause
+ *   is its initial suspension plus each later one for it; the ephemeral GC at a background
+ *   GC's start pauses from its own GCStart; only GCs complete by that analysis's rules (a
+ *   restart after GCEnd and GCHeapStats; for a background GC, its GCHeapStats) count.
+ *   Heap size after and promoted bytes from GCHeapStats; size before as TraceEvent estimates
+ *   it without per-heap histories (the previous GC's sizes, gen0 at least what the
+ *   allocation ticks counted since);
+ *   JIT: one row per method compiled (MethodJittingStarted to its MethodLoadVerbose on the
+ *   same thread: time, IL size, tier);
+ *   exceptions thrown per type, allocation bytes per type, lock contention (waits, time).
  *
  * Times are the runtime's clock, CLOCK_MONOTONIC on Linux: the clock of the CPU samples,
  * so runtime_report_sample() can place samples of the same process (by pid as the
- * collector saw it) inside GC pauses.  Read every NetTrace first, then the samples.
- * Memory follows the number of GCs, exceptions, contentions and methods, not of events.
+ * collector saw it) inside GC pauses.  Events must be given in the order of the stream (GC
+ * events are put in time order at the stream's end).  Memory follows the number of GCs and
+ * JIT-compiled methods, not of events.
  */
 #ifndef PC_RUNTIME_REPORT_H
 #define PC_RUNTIME_REPORT_H
 
 #include "base/util.h"
+#include "nettrace/runtime_events.h"
 
 struct runtime_report;
+struct calltree;
+
+/* The process frame under the root of the trees of NetTrace stacks (view.h), by host pid. */
+#define RT_PROCESS_FRAME "pid %ld"
 
 struct runtime_report *runtime_report_new(void);
 void runtime_report_free(struct runtime_report *rr);
 
-/* Reads one NetTrace stream to its end.  host_pid: the process as the CPU samples name it
- * (from dotnet-<pid>.nettrace), or -1 for the pid the trace itself records.  A damaged or
- * cut stream keeps what came before it (a warning line in *warning, malloc'd, else NULL);
- * -1 with pc_err() only when nothing could be read. */
-int runtime_report_add(struct runtime_report *rr, FILE *f, const char *name, long host_pid,
-		       char **warning);
-/* One CPU sample of process pid at CLOCK_MONOTONIC time_ns. */
+/* One stream: begin, its events, end.  host_pid: the process as the CPU samples name it
+ * (from dotnet-<pid>.nettrace), or -1 for the pid each event names. */
+struct rt_stream *runtime_report_begin(struct runtime_report *rr, const char *name, long host_pid);
+/* An event of the runtime's providers (kind = runtime_event_kind(e->meta)), of process pid
+ * as the file names it. */
+void runtime_report_event(struct rt_stream *s, const struct nettrace_trace *t, uint64_t pid,
+			  enum runtime_event_kind kind, const struct nettrace_event *e);
+/* The stream's end (t NULL when not even its header was read). */
+void runtime_report_end(struct rt_stream *s, const struct nettrace_trace *t,
+			const struct nettrace_stats *st);
+
+/* One CPU sample of process pid at CLOCK_MONOTONIC time_ns (after every stream's end). */
 void runtime_report_sample(struct runtime_report *rr, int pid, uint64_t time_ns);
 
 size_t runtime_report_processes(const struct runtime_report *rr);
 
+/* One GC, as TraceEvent's analysis has it. */
+struct rt_gc {
+	uint32_t number, gen, reason, type;
+	uint64_t start_ns;	 /* GCStart, the trace's clock */
+	uint64_t pause_start_ns; /* see above */
+	double pause_ns, suspend_ns, duration_ns;
+	uint64_t heap_before, heap_after, promoted; /* bytes */
+	uint64_t gen_after[5];			    /* gen0, 1, 2, large, pinned objects */
+	bool has_heap, complete;
+	uint64_t samples; /* CPU samples of the process inside the pause */
+};
+
+/* One JIT-compiled method. */
+struct rt_jit {
+	uint64_t method_id, tid, start_ns, end_ns; /* end_ns 0: still compiling at the end */
+	uint32_t il_size;
+	uint32_t flags; /* of the MethodLoadVerbose that ended it */
+	char *name;
+};
+
+/* A process's rows (every stream of it in the report order); NULL past the last. */
+struct rt_process_info {
+	const char *name; /* the file */
+	long host_pid;
+	uint32_t pid;		   /* as the runtime saw itself */
+	uint64_t start_ns, end_ns; /* the session */
+	uint64_t sync_ns;	   /* the trace's time zero (its "relative ms" count from it) */
+	const struct rt_gc *gcs;   /* every GC started, complete or not */
+	size_t ngcs;
+	const struct rt_jit *jits;
+	size_t njits;
+};
+bool runtime_report_process(const struct runtime_report *rr, size_t i, struct rt_process_info *out);
+
 struct runtime_report_opts {
 	long pid;   /* only this process (-1: all) */
 	size_t top; /* rows per table */
+	/* The view's trees of the same events, for "thrown by" and "waited in" (NULL: none). */
+	const struct calltree *exceptions, *contention;
 };
 /* The report of every process read; -1 with pc_err() when writing fails. */
 int runtime_report_print(const struct runtime_report *rr, FILE *out,
 			 const struct runtime_report_opts *o);
+/* CSV, a header line then one row per complete GC (gcs) or per JIT-compiled method (jit). */
+int runtime_report_csv_gcs(const struct runtime_report *rr, FILE *out,
+			   const struct runtime_report_opts *o);
+int runtime_report_csv_jit(const struct runtime_report *rr, FILE *out,
+			   const struct runtime_report_opts *o);
+/* The JIT table, every method (text). */
+int runtime_report_print_jit(const struct runtime_report *rr, FILE *out,
+			     const struct runtime_report_opts *o);
+
+/* The method a stack of the view's exception (lock: contention) tree was thrown in (waited
+ * in): the first managed frame above the leaf node that is not the runtime's own machinery
+ * of throwing (System.Runtime.EH, ThrowHelper) or of locking (System.Threading).  NULL when
+ * no frame is named so. */
+const char *rt_site(const struct calltree *t, uint32_t leaf, bool lock);
 
 /* "dotnet-1234.nettrace" or ".../dotnet-1234-2.nettrace" -> 1234; -1 otherwise. */
 long runtime_report_pid_of_name(const char *name);

@@ -1,6 +1,6 @@
 /* runtime_report_print: the text of the runtime events report (see runtime_report.h). */
 #include "runtime_report_int.h"
-#include "nettrace/runtime_events.h"
+#include "calltree.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -19,12 +19,12 @@ static double secs(uint64_t ns)
 	return (double)ns / 1e9;
 }
 
-/* ---- GCs
- * ----------------------------------------------------------------------------------------- */
+/* ---- GCs ------------------------------------------------------------------------------ */
 
 struct gc_row {
 	uint32_t gen, reason, type;
-	uint64_t count, paused, max_pause, heap_sum, heap_n, last_heap;
+	uint64_t count, heap_sum, heap_n;
+	double paused, max_pause;
 };
 
 static int cmp_gc_row(const void *a, const void *b)
@@ -43,28 +43,24 @@ static int cmp_gc_by_pause(const void *a, const void *b)
 {
 	const struct rt_gc *x = *(const struct rt_gc *const *)a,
 			   *y = *(const struct rt_gc *const *)b;
-	uint64_t px = x->pause_end - x->pause_start, py = y->pause_end - y->pause_start;
-	if (px != py)
-		return px > py ? -1 : 1;
+	if (x->pause_ns != y->pause_ns)
+		return x->pause_ns > y->pause_ns ? -1 : 1;
 	return (x->number > y->number) - (x->number < y->number);
 }
 
 static void print_gcs(FILE *out, const struct rt_process *p, size_t top)
 {
 	uint64_t wall = p->end_ns - p->start_ns;
-	if (!p->ngcs) {
-		fprintf(out, "\n# GCs: none in %.3f s\n", secs(wall));
-		return;
-	}
-	struct gc_row *rows = xcalloc(p->ngcs, sizeof(*rows));
-	size_t nrows = 0;
-	uint64_t paused = 0, max_pause = 0, per_gen[3] = {0, 0, 0};
+	struct gc_row *rows = xcalloc(p->ngcs + 1, sizeof(*rows));
+	size_t nrows = 0, complete = 0;
+	double paused = 0, max_pause = 0;
+	uint64_t per_gen[3] = {0, 0, 0};
 	for (size_t i = 0; i < p->ngcs; i++) {
 		const struct rt_gc *g = &p->gcs[i];
-		uint64_t pause = g->pause_start ? g->pause_end - g->pause_start : 0;
-		/* GCs of one suspension share its pause: count it once, for the first. */
-		if (i && g->pause_start && p->gcs[i - 1].pause_start == g->pause_start)
-			pause = 0;
+		if (!g->complete)
+			continue;
+		complete++;
+		double pause = g->pause_ns;
 		paused += pause;
 		if (pause > max_pause)
 			max_pause = pause;
@@ -84,29 +80,40 @@ static void print_gcs(FILE *out, const struct rt_process *p, size_t top)
 		if (g->has_heap) {
 			rows[r].heap_sum += g->heap_after;
 			rows[r].heap_n++;
-			rows[r].last_heap = g->heap_after;
 		}
+	}
+	if (!complete) {
+		fprintf(out, "\n# GCs: none in %.3f s\n", secs(wall));
+		free(rows);
+		return;
 	}
 	qsort(rows, nrows, sizeof(*rows), cmp_gc_row);
 	fprintf(out,
 		"\n# GCs: %zu (gen0 %llu, gen1 %llu, gen2 %llu) in %.3f s; paused %.3f ms in total "
 		"(%.2f%% of the wall time), longest %.3f ms\n",
-		p->ngcs, (unsigned long long)per_gen[0], (unsigned long long)per_gen[1],
-		(unsigned long long)per_gen[2], secs(wall), ms(paused),
-		wall ? 100.0 * (double)paused / (double)wall : 0.0, ms(max_pause));
+		complete, (unsigned long long)per_gen[0], (unsigned long long)per_gen[1],
+		(unsigned long long)per_gen[2], secs(wall), paused / NS_PER_MS,
+		wall ? 100.0 * paused / (double)wall : 0.0, max_pause / NS_PER_MS);
+	fprintf(out,
+		"# (pauses as TraceEvent's analysis and PerfView's GCStats count them: from the "
+		"suspension of the runtime to its restart)\n");
 	fprintf(out, "# %4s  %-22s %-14s %6s %12s %9s %7s %14s\n", "gen", "reason", "type", "count",
 		"paused ms", "max ms", "% wall", "heap after MB");
 	for (size_t r = 0; r < nrows; r++)
-		fprintf(
-		    out, "  %4u  %-22s %-14s %6llu %12.3f %9.3f %7.2f %14.1f\n", rows[r].gen,
-		    rt_gc_reason_name(rows[r].reason), rt_gc_type_name(rows[r].type),
-		    (unsigned long long)rows[r].count, ms(rows[r].paused), ms(rows[r].max_pause),
-		    wall ? 100.0 * (double)rows[r].paused / (double)wall : 0.0,
-		    rows[r].heap_n ? (double)rows[r].heap_sum / (double)rows[r].heap_n / MB : 0.0);
+		fprintf(out, "  %4u  %-22s %-14s %6llu %12.3f %9.3f %7.2f %14.1f\n", rows[r].gen,
+			rt_gc_reason_name(rows[r].reason), rt_gc_type_name(rows[r].type),
+			(unsigned long long)rows[r].count, rows[r].paused / NS_PER_MS,
+			rows[r].max_pause / NS_PER_MS,
+			wall ? 100.0 * rows[r].paused / (double)wall : 0.0,
+			rows[r].heap_n ? (double)rows[r].heap_sum / (double)rows[r].heap_n / MB
+				       : 0.0);
 	free(rows);
-	if (p->other_pauses)
-		fprintf(out, "# (and %llu suspensions of the runtime without a GC)\n",
-			(unsigned long long)p->other_pauses);
+	if (complete < p->ngcs)
+		fprintf(out, "# (and %zu GCs not complete: cut off by the trace's end)\n",
+			p->ngcs - complete);
+	if (p->other_suspensions)
+		fprintf(out, "# (and %llu suspensions of the runtime for something else)\n",
+			(unsigned long long)p->other_suspensions);
 
 	/* The longest pauses, on the samples' clock. */
 	if (!p->nby_pause)
@@ -121,8 +128,8 @@ static void print_gcs(FILE *out, const struct rt_process *p, size_t top)
 		p->samples ? "; samples: CPU samples of the process inside the pause" : "");
 	for (size_t i = 0; i < n; i++) {
 		fprintf(out, "  GC #%-6u gen%u %-18s at %.6f s: paused %.3f ms", v[i]->number,
-			v[i]->gen, rt_gc_reason_name(v[i]->reason), secs(v[i]->pause_start),
-			ms(v[i]->pause_end - v[i]->pause_start));
+			v[i]->gen, rt_gc_reason_name(v[i]->reason), secs(v[i]->pause_start_ns),
+			v[i]->pause_ns / NS_PER_MS);
 		if (p->samples)
 			fprintf(out, ", %llu samples", (unsigned long long)v[i]->samples);
 		fputc('\n', out);
@@ -135,8 +142,7 @@ static void print_gcs(FILE *out, const struct rt_process *p, size_t top)
 			100.0 * (double)p->samples_in_pauses / (double)p->samples);
 }
 
-/* ---- exceptions and contention ------------------------------------------------------------------
- */
+/* ---- exceptions and contention ------------------------------------------------------- */
 
 /* The machinery between a throw or a wait and the code that did it. */
 static const char *const eh_frames[] = {"System.Runtime.EH.", "System.ThrowHelper.", NULL};
@@ -150,42 +156,65 @@ static bool skipped(const char *method, const char *const *skip)
 	return false;
 }
 
-/* The first frame (leaf first) that names a method other than the skipped machinery; the
- * event's own address (ExceptionThrown's EIP) only without a stack: runtimes differ in
- * which frame it names. */
-static const char *first_method(const struct rt_process *p, uint64_t eip, const uint64_t *ips,
-				size_t n, const char *const *skip)
+const char *rt_site(const struct calltree *t, uint32_t leaf, bool lock)
 {
-	for (size_t i = 0; i < n; i++) {
-		const char *m = rt_process_method_at(p, ips[i]);
-		if (*m && !skipped(m, skip))
-			return m;
+	const struct functable *ft = calltree_functable(t);
+	for (uint32_t a = calltree_node(t, leaf)->parent; a != CALLTREE_ROOT;
+	     a = calltree_node(t, a)->parent) {
+		uint32_t f = calltree_node(t, a)->func;
+		if (functable_kind(ft, f) == FRAME_PROCESS)
+			break;
+		if (frame_kind_managed(functable_kind(ft, f)) &&
+		    !skipped(functable_name(ft, f), lock ? lock_frames : eh_frames))
+			return functable_name(ft, f);
 	}
-	const char *m = eip ? rt_process_method_at(p, eip) : "";
-	if (*m && !skipped(m, skip))
-		return m;
-	return n ? "(no managed frame named)" : "(no stack)";
+	return NULL;
 }
 
-static void print_exceptions(FILE *out, const struct rt_process *p, size_t top)
+/* The process frame a node is under. */
+static const char *process_of_node(const struct calltree *t, uint32_t i)
 {
-	if (!p->nthrows) {
+	const struct functable *ft = calltree_functable(t);
+	for (uint32_t a = i; a != CALLTREE_ROOT; a = calltree_node(t, a)->parent)
+		if (functable_kind(ft, calltree_node(t, a)->func) == FRAME_PROCESS)
+			return functable_name(ft, calltree_node(t, a)->func);
+	return "";
+}
+
+/* "leaf\x1fsite" of process host_pid's stacks, tallied with their weight. */
+static void tally_sites(const struct calltree *t, long host_pid, bool lock, struct rt_tally *out)
+{
+	const struct functable *ft = calltree_functable(t);
+	char proc[32];
+	snprintf(proc, sizeof(proc), RT_PROCESS_FRAME, host_pid);
+	for (uint32_t i = 1; i < calltree_count(t); i++) {
+		const struct calltree_node *nd = calltree_node(t, i);
+		if (!nd->self || strcmp(process_of_node(t, i), proc))
+			continue;
+		const char *site = rt_site(t, i, lock);
+		char *k = xasprintf("%s%c%s", functable_name(ft, nd->func), 0x1f,
+				    site ? site : "(no managed frame named)");
+		rt_tally_add(out, k, nd->self, (double)nd->self);
+		free(k);
+	}
+}
+
+static void print_exceptions(FILE *out, const struct rt_process *p, size_t top,
+			     const struct calltree *tree)
+{
+	if (!p->nexceptions) {
 		fprintf(out, "\n# Exceptions: none thrown\n");
 		return;
 	}
-	struct rt_tally types = {0}, sites = {0};
-	for (size_t i = 0; i < p->nthrows; i++) {
-		const struct rt_throw *t = &p->throws[i];
-		rt_tally_add(&types, t->type, 1, 0);
-		char *key = xasprintf("%s%c%s", t->type, 0x1f,
-				      first_method(p, t->eip, t->ips, t->n, eh_frames));
-		rt_tally_add(&sites, key, 1, 0);
-		free(key);
-	}
-	struct rt_tally_entry **tv = rt_tally_sorted(&types), **sv = rt_tally_sorted(&sites);
-	fprintf(out, "\n# Exceptions: %zu thrown, %zu types\n", p->nthrows, types.n);
+	struct rt_tally sites = {0};
+	if (tree)
+		tally_sites(tree, p->host_pid, false, &sites);
+	struct rt_tally_entry **tv = rt_tally_sorted(&p->exceptions),
+			      **sv = rt_tally_sorted(&sites);
+	fprintf(out, "\n# Exceptions: %llu thrown, %zu types\n", (unsigned long long)p->nexceptions,
+		p->exceptions.n);
 	fprintf(out, "# %7s  %-44s %s\n", "count", "type", "thrown by (count)");
-	for (size_t i = 0; i < types.n && i < top; i++) {
+	for (size_t i = 0; i < p->exceptions.n && i < top; i++) {
 		fprintf(out, "  %7llu  %-44s", (unsigned long long)tv[i]->count, tv[i]->key);
 		size_t shown = 0, klen = strlen(tv[i]->key);
 		for (size_t k = 0; k < sites.n && shown < 3; k++) {
@@ -199,31 +228,30 @@ static void print_exceptions(FILE *out, const struct rt_process *p, size_t top)
 	}
 	free(tv);
 	free(sv);
-	rt_tally_release(&types);
 	rt_tally_release(&sites);
 }
 
-static void print_contention(FILE *out, const struct rt_process *p, size_t top)
+static void print_contention(FILE *out, const struct rt_process *p, size_t top,
+			     const struct calltree *tree)
 {
-	if (!p->nwaits) {
+	if (!p->waits) {
 		fprintf(out, "\n# Lock contention: none\n");
 		return;
 	}
+	fprintf(out, "\n# Lock contention: %llu waits, %.3f ms waited in total\n",
+		(unsigned long long)p->waits, p->wait_ns / NS_PER_MS);
+	if (!tree)
+		return;
+	/* The method that waited, not the lock's own code. */
 	struct rt_tally by = {0};
-	double total = 0;
-	for (size_t i = 0; i < p->nwaits; i++) {
-		const struct rt_wait *w = &p->waits[i];
-		/* The method that waited, not the lock's own code. */
-		rt_tally_add(&by, first_method(p, 0, w->ips, w->n, lock_frames), 1, w->wait_ns);
-		total += w->wait_ns;
-	}
+	tally_sites(tree, p->host_pid, true, &by);
 	struct rt_tally_entry **v = rt_tally_sorted(&by);
-	fprintf(out, "\n# Lock contention: %zu waits, %.3f ms waited in total\n", p->nwaits,
-		total / NS_PER_MS);
-	fprintf(out, "# %7s %12s  %s\n", "waits", "waited ms", "method that waited");
-	for (size_t i = 0; i < by.n && i < top; i++)
-		fprintf(out, "  %7llu %12.3f  %s\n", (unsigned long long)v[i]->count,
-			v[i]->sum / NS_PER_MS, v[i]->key);
+	fprintf(out, "# %12s  %-34s %s\n", "waited ms", "lock", "method that waited");
+	for (size_t i = 0; i < by.n && i < top; i++) {
+		const char *sep = strchr(v[i]->key, 0x1f);
+		fprintf(out, "  %12.3f  %-34.*s %s\n", v[i]->sum / NS_PER_MS,
+			(int)(sep - v[i]->key), v[i]->key, sep + 1);
+	}
 	free(v);
 	rt_tally_release(&by);
 }
@@ -256,9 +284,9 @@ static void print_jit(FILE *out, const struct rt_process *p, size_t top)
 			total += p->jits[i].end_ns - p->jits[i].start_ns;
 		}
 	qsort(v, n, sizeof(*v), cmp_jit);
-	fprintf(out, "\n# JIT: %zu methods compiled, %.3f ms of JIT time", p->njits, ms(total));
+	fprintf(out, "\n# JIT: %zu methods compiled, %.3f ms of JIT time", n, ms(total));
 	if (n < p->njits)
-		fprintf(out, " (%zu still compiling at the end)", p->njits - n);
+		fprintf(out, " (and %zu still compiling at the end)", p->njits - n);
 	fprintf(out, "\n# %10s %9s %-12s %s\n", "JIT ms", "IL bytes", "tier", "method");
 	for (size_t i = 0; i < n && i < top; i++)
 		fprintf(out, "  %10.3f %9u %-12s %s\n", ms(v[i]->end_ns - v[i]->start_ns),
@@ -268,7 +296,7 @@ static void print_jit(FILE *out, const struct rt_process *p, size_t top)
 
 static void print_allocs(FILE *out, const struct rt_process *p, size_t top)
 {
-	if (!p->alloc_ticks) {
+	if (!p->alloc_events) {
 		fprintf(out, "\n# Allocation ticks: none (they come with the GC keyword at verbose "
 			     "level: collect -gconly, or -events DotNETRuntime_GCKeyword)\n");
 		return;
@@ -278,7 +306,7 @@ static void print_allocs(FILE *out, const struct rt_process *p, size_t top)
 	for (size_t i = 0; i < p->allocs.n; i++)
 		total += p->allocs.e[i].sum;
 	fprintf(out, "\n# Allocation ticks: %llu (one per ~100 KB allocated), %.1f MB, %zu types\n",
-		(unsigned long long)p->alloc_ticks, total / MB, p->allocs.n);
+		(unsigned long long)p->alloc_events, total / MB, p->allocs.n);
 	fprintf(out, "# %7s %10s  %s\n", "ticks", "MB", "type");
 	for (size_t i = 0; i < p->allocs.n && i < top; i++)
 		fprintf(out, "  %7llu %10.1f  %s\n", (unsigned long long)v[i]->count,
@@ -310,8 +338,8 @@ int runtime_report_print(const struct runtime_report *rr, FILE *out,
 				"# note: the stream stops before its end (the process exited, or "
 				"the collection was cut short)\n");
 		print_gcs(out, p, top < 5 ? top : 5);
-		print_exceptions(out, p, top);
-		print_contention(out, p, top);
+		print_exceptions(out, p, top, o->exceptions);
+		print_contention(out, p, top, o->contention);
 		print_jit(out, p, top);
 		print_allocs(out, p, top);
 		fputc('\n', out);

@@ -1,5 +1,8 @@
 /* view: see view.h. */
 #include "view.h"
+#include "clr_code.h"
+#include "view_build.h"
+#include "view_nettrace.h"
 #include "base/archive.h"
 #include "base/outfile.h"
 #include "base/tracefile.h"
@@ -12,136 +15,60 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-/* Each sample weighs 1: the event trees count samples.  (Blocked time has its own tree,
- * weighed in nanoseconds when each wait ends.) */
-static uint64_t sample_weight(const struct stack_sample *s)
+static struct event_tree *named(struct view *v, const char *name)
 {
-	return 1;
-}
-
-static bool keep_sample(const struct view *v, const struct stack_sample *s)
-{
-	if (v->pid >= 0 && s->pid != v->pid)
-		return false;
-	if (v->tid >= 0 && s->tid != v->tid)
-		return false;
-	if (!v->ncomms)
-		return true;
-	/* Without regard to case: perfcollect lowercased -processfilter, so `-processfilter
-	 * MyApp` found the command myapp there. */
-	for (size_t i = 0; i < v->ncomms; i++)
-		if (!strcasecmp(v->comms[i], s->comm))
-			return true;
-	return false;
-}
-
-static struct event_tree *event_tree_of(struct view *v, const char *name)
-{
-	if (v->nevents && !strcmp(v->events[v->last_event].name, name))
-		return &v->events[v->last_event];
 	for (size_t i = 0; i < v->nevents; i++)
-		if (!strcmp(v->events[i].name, name)) {
-			v->last_event = i;
+		if (!strcmp(v->events[i].name, name))
 			return &v->events[i];
-		}
-	grow_array((void **)&v->events, &v->events_cap, v->nevents + 1, sizeof(*v->events));
-	struct event_tree *e = &v->events[v->nevents];
-	e->name = xstrdup(name);
-	e->tree = calltree_new(v->ft);
-	e->samples = 0;
-	e->period = 0;
-	v->last_event = v->nevents++;
-	return e;
-}
-
-static void note_recording(struct view *v, const struct stack_sample *s)
-{
-	struct view_recording *r = &v->rec;
-	r->samples++;
-	if (s->time_ns) {
-		if (!r->first_ns || s->time_ns < r->first_ns)
-			r->first_ns = s->time_ns;
-		if (s->time_ns > r->last_ns)
-			r->last_ns = s->time_ns;
-	}
-	if (s->cpu >= 0 && s->cpu < (1 << 20)) {
-		size_t w = (size_t)s->cpu / 64;
-		if (w >= v->cpu_words) {
-			size_t old = v->cpu_words;
-			grow_array((void **)&v->cpu_bits, &v->cpu_words, w + 1,
-				   sizeof(*v->cpu_bits));
-			memset(v->cpu_bits + old, 0, (v->cpu_words - old) * sizeof(*v->cpu_bits));
-		}
-		uint64_t bit = 1ULL << (s->cpu % 64);
-		if (!(v->cpu_bits[w] & bit)) {
-			v->cpu_bits[w] |= bit;
-			r->cpus_sampled++;
-		}
-	}
-}
-
-static bool is_tracepoint(const char *event);
-
-static int on_sample(const struct stack_sample *s, void *arg)
-{
-	struct view *v = arg;
-	note_recording(v, s);
-	/* Every sample may end a wait (another task's sched_switch names the switch-in); the
-	 * filters choose which threads' waits begin. */
-	bool blocks = offcpu_sample(v->oc, s);
-	if (!keep_sample(v, s)) {
-		v->skipped++;
-		return 0;
-	}
-	struct event_tree *e = event_tree_of(v, s->event);
-	grow_array((void **)&v->path, &v->path_cap, s->nframes + 1, sizeof(*v->path));
-	size_t n = 0;
-	v->path[n++] = functable_intern(v->ft, s->comm, "", FRAME_PROCESS);
-	/* perf prints the leaf first; the tree wants the root first. */
-	for (size_t i = s->nframes; i-- > 0;) {
-		const struct stack_frame *f = &s->frames[i];
-		v->path[n++] =
-		    functable_intern_frame(v->ft, *f->sym ? f->sym : "[unknown]", f->dso, f->ip);
-		unnamed_frame(v->unnamed, f->sym, f->dso);
-	}
-	calltree_add(e->tree, v->path, n, sample_weight(s));
-	e->samples++;
-	e->period += s->period;
-	if (v->rt && s->time_ns && !is_tracepoint(s->event))
-		runtime_report_sample(v->rt, s->pid, s->time_ns);
-	if (blocks)
-		offcpu_block(v->oc, s->tid, s->time_ns,
-			     calltree_insert(v->offcpu_tree, v->path, n));
-	return 0;
-}
-
-/* "sched:sched_switch" is a tracepoint; "cpu-clock" and "cpu-clock:u" are not. */
-static bool is_tracepoint(const char *event)
-{
-	const char *c = strchr(event, ':');
-	return c && c[1] && strspn(c + 1, "ukhpPGHSIDWe") != strlen(c + 1);
+	return NULL;
 }
 
 struct event_tree *view_choose_event(struct view *v, const char *want, bool any_event)
 {
+	struct event_tree *e;
 	if (want) {
-		for (size_t i = 0; i < v->nevents; i++)
-			if (!strcmp(v->events[i].name, want))
-				return &v->events[i];
-		return NULL;
+		int kind = view_kind_of_event(want);
+		if (kind >= 0)
+			return view_tree_of(v, (enum view_kind)kind);
+		if ((e = named(v, want)))
+			return e;
+		/* EventPipe's samples are what a .NET-only trace has for CPU. */
+		return !strcmp(want, "cpu-clock") ? named(v, "ThreadSample") : NULL;
 	}
+	if ((e = named(v, "cpu-clock")) || (e = named(v, "ThreadSample")))
+		return e;
 	for (size_t i = 0; i < v->nevents; i++)
-		if (!strcmp(v->events[i].name, "cpu-clock"))
+		if (v->events[i].kind == VIEW_SAMPLES && !view_is_tracepoint(v->events[i].name))
 			return &v->events[i];
+	for (size_t i = 0; any_event && i < v->nevents; i++)
+		if (v->events[i].kind == VIEW_SAMPLES)
+			return &v->events[i];
+	return NULL;
+}
+
+struct event_tree *view_tree_of(struct view *v, enum view_kind kind)
+{
 	for (size_t i = 0; i < v->nevents; i++)
-		if (!is_tracepoint(v->events[i].name))
+		if (v->events[i].kind == kind && view_unit(kind)->event &&
+		    !strcmp(v->events[i].name, view_unit(kind)->event))
 			return &v->events[i];
-	return v->nevents && any_event ? &v->events[0] : NULL;
+	return NULL;
+}
+
+void view_observe(struct view *v, view_observer fn, void *arg)
+{
+	v->observer = fn;
+	v->observer_arg = arg;
+}
+
+uint32_t view_node(const struct view *v, const struct event_tree *tree, uint32_t node)
+{
+	const uint32_t *map = tree ? tree->node_map : v->offcpu_node_map;
+	return map ? map[node] : node;
 }
 
 void view_list_events(FILE *f, const struct view *v, const struct event_tree *except)
@@ -159,6 +86,7 @@ void view_free(struct view *v)
 	for (size_t i = 0; i < v->nevents; i++) {
 		free(v->events[i].name);
 		calltree_free(v->events[i].tree);
+		free(v->events[i].node_map);
 	}
 	free(v->events);
 	for (size_t i = 0; i < v->ncomms; i++)
@@ -170,9 +98,14 @@ void view_free(struct view *v)
 	unnamed_free(v->unnamed);
 	calltree_free(v->offcpu_tree);
 	runtime_report_free(v->rt);
-	for (size_t i = 0; i < v->nrt_warnings; i++)
-		free(v->rt_warnings[i]);
-	free(v->rt_warnings);
+	for (size_t i = 0; i < v->nwarnings; i++)
+		free(v->warnings[i]);
+	free(v->warnings);
+	for (size_t i = 0; i < v->ncode; i++)
+		clr_code_free(v->code[i]);
+	free(v->code);
+	free(v->pending);
+	free(v->offcpu_node_map);
 	functable_free(v->ft);
 	free(v);
 }
@@ -231,25 +164,11 @@ static void open_log(const char *path, struct input *in, struct view_recording *
 	fclose(f);
 }
 
-/* A trace.zip (by its magic), a .trace directory, a perf.data.txt, or "-" for stdin. */
-
-static void rt_warning(struct view *v, const char *name, const char *why)
+/* One NetTrace stream: its samples, its runtime events.  A damaged one keeps what it had. */
+static void add_nettrace(struct view *v, FILE *f, const char *name)
 {
-	v->rt_warnings = xrealloc(v->rt_warnings, (v->nrt_warnings + 1) * sizeof(char *));
-	v->rt_warnings[v->nrt_warnings++] = xasprintf("%s: %s", name, why);
-}
-
-/* One NetTrace stream into the runtime report. */
-static void add_runtime(struct view *v, FILE *f, const char *name)
-{
-	if (!v->rt)
-		v->rt = runtime_report_new();
-	char *warning;
-	if (runtime_report_add(v->rt, f, name, runtime_report_pid_of_name(name), &warning) < 0)
-		rt_warning(v, name, pc_strerror());
-	else if (warning)
-		rt_warning(v, name, warning);
-	free(warning);
+	if (view_nettrace_read(v, f, name, runtime_report_pid_of_name(name)) < 0)
+		view_warn(v, "%s", pc_strerror());
 }
 
 static bool is_runtime_file(const char *name)
@@ -259,18 +178,28 @@ static bool is_runtime_file(const char *name)
 	return str_startswith(base, "dotnet-") && str_endswith(base, ".nettrace");
 }
 
+/* A NetTrace file in a zip: any, when the zip holds no perf script text (PerfView's test
+ * inputs, a .nettrace zipped to be sent); else collect's dotnet-<pid>.nettrace files. */
+static bool is_nettrace_entry(const char *name, bool alone)
+{
+	return is_runtime_file(name) ||
+	       (alone && (str_endswith(name, ".nettrace") || str_endswith(name, ".netperf")));
+}
+
 static void read_runtime_zip(struct view *v, struct archive_reader *zip)
 {
+	bool alone = archive_reader_find(zip, "perf.data.txt") < 0 &&
+		     archive_reader_find(zip, "perf.data") < 0;
 	for (size_t i = 0; i < archive_reader_count(zip); i++) {
 		const char *name = archive_reader_name(zip, i);
-		if (!is_runtime_file(name))
+		if (!is_nettrace_entry(name, alone))
 			continue;
 		FILE *f = archive_reader_open_entry(zip, i);
 		if (!f) {
-			rt_warning(v, name, pc_strerror());
+			view_warn(v, "%s: %s", name, pc_strerror());
 			continue;
 		}
-		add_runtime(v, f, name);
+		add_nettrace(v, f, name);
 		fclose(f);
 	}
 }
@@ -291,10 +220,10 @@ static void read_runtime_dir(struct view *v, const char *dir)
 	for (size_t i = 0; i < n; i++) {
 		FILE *f = fopen(names[i], "re");
 		if (f) {
-			add_runtime(v, f, names[i]);
+			add_nettrace(v, f, names[i]);
 			fclose(f);
 		} else {
-			rt_warning(v, names[i], strerror(errno));
+			view_warn(v, "%s: %s", names[i], strerror(errno));
 		}
 		free(names[i]);
 	}
@@ -328,7 +257,7 @@ static int open_input(struct view *v, const char *path, struct input *in)
 				      "'perfcollect-c merge %s' writes the trace to view",
 				      path, path);
 		errno = e;
-		if (!in->f && v->rt)
+		if (!in->f && v->ncode)
 			return 0;
 		if (!in->f)
 			return pc_err_errno("cannot open perf.data.txt in %s", path);
@@ -347,12 +276,10 @@ static int open_input(struct view *v, const char *path, struct input *in)
 			      path, path);
 	if (kind == TRACEFILE_NETTRACE) {
 		rewind(in->f);
-		add_runtime(v, in->f, path);
+		int rc = view_nettrace_read(v, in->f, path, runtime_report_pid_of_name(path));
 		fclose(in->f);
 		in->f = NULL;
-		if (!v->rt || !runtime_report_processes(v->rt))
-			return pc_err("%s", v->rt_warnings[v->nrt_warnings - 1]);
-		return 0;
+		return rc;
 	}
 	if (kind != TRACEFILE_ZIP) {
 		rewind(in->f);
@@ -363,9 +290,10 @@ static int open_input(struct view *v, const char *path, struct input *in)
 	in->zip = archive_reader_open(path);
 	if (!in->zip)
 		return -1;
+	size_t streams = v->ncode;
 	read_runtime_zip(v, in->zip);
 	long idx = archive_reader_find(in->zip, "perf.data.txt");
-	if (idx < 0 && v->rt)
+	if (idx < 0 && v->ncode > streams)
 		return 0;
 	if (idx < 0 && archive_reader_find(in->zip, "perf.data") >= 0)
 		return pc_err("%s has no perf.data.txt, only the raw perf.data: 'perfcollect-c "
@@ -428,12 +356,13 @@ int view_read(struct view *v, const char *input, struct stackfile_stats *st)
 	struct stat sb;
 	if (in.zip || (strcmp(input, "-") && stat(input, &sb) == 0 && S_ISDIR(sb.st_mode)))
 		open_log(input, &in, &v->rec);
-	if (!in.f) { /* .NET runtime events only */
+	if (!in.f) { /* NetTrace streams only */
 		close_input(&in);
+		view_name_frames(v);
 		return 0;
 	}
 	/* A trace without CPU samples (collect -gconly ...) has an empty perf.data.txt. */
-	int rc = stackfile_read(in.f, input, on_sample, v, st);
+	int rc = stackfile_read(in.f, input, view_on_sample, v, st);
 	if (rc == -1 && v->rt && !st->samples && !st->bad_lines)
 		rc = 0;
 	v->has_perf_text = st->samples > 0;
@@ -447,7 +376,26 @@ int view_read(struct view *v, const char *input, struct stackfile_stats *st)
 	if (close_input(&in) < 0)
 		return -1;
 	offcpu_finish(v->oc);
+	view_name_frames(v);
 	return 0;
+}
+
+int view_read_stream(struct view *v, FILE *f, const char *name)
+{
+	uint8_t magic[8];
+	enum tracefile_kind kind = tracefile_kind_of(magic, fread(magic, 1, sizeof(magic), f));
+	rewind(f);
+	int rc;
+	if (kind == TRACEFILE_NETTRACE) {
+		rc = view_nettrace_read(v, f, name, runtime_report_pid_of_name(name));
+	} else {
+		struct stackfile_stats st;
+		rc = stackfile_read(f, name, view_on_sample, v, &st) ? -1 : 0;
+		v->has_perf_text = st.samples > 0;
+	}
+	offcpu_finish(v->oc);
+	view_name_frames(v);
+	return rc;
 }
 
 /* perf.data of a zip, copied to a temporary file the reader can map; its path, or NULL. */

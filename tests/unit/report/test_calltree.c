@@ -20,7 +20,11 @@ static void test_kinds(void)
 	CHECK(frame_kind_of("x", "/tmp/perf-abc.map", 0x1000) == FRAME_NATIVE);
 	CHECK(frame_kind_of("x", "/root/.debug/jit/jitted-4100-12.so", 0x1000) == FRAME_JIT);
 	CHECK(frame_kind_of("x", "/tmp/jit-4100.so", 0x1000) == FRAME_JIT);
-	CHECK(frame_kind_of("x", "/usr/share/dotnet/System.Private.CoreLib.dll", 1) == FRAME_JIT);
+	CHECK(frame_kind_of("x", "/usr/share/dotnet/System.Private.CoreLib.dll", 1) == FRAME_R2R);
+	CHECK(frame_kind_of("x",
+			    "/usr/share/dotnet/shared/Microsoft.NETCore.App/10.0.1/libcoreclr.so",
+			    1) == FRAME_RUNTIME);
+	CHECK(frame_kind_managed(FRAME_R2R) && !frame_kind_managed(FRAME_RUNTIME));
 	CHECK(frame_kind_of("x", "/memfd:doublemapper (deleted)", 1) == FRAME_JIT);
 	CHECK(frame_kind_of("[unknown]", "memfd:doublemapper", 1) == FRAME_JIT);
 	CHECK_STR(frame_kind_name(FRAME_JIT), "jit");
