@@ -105,6 +105,7 @@ void view_free(struct view *v)
 		clr_code_free(v->code[i]);
 	free(v->code);
 	free(v->pending);
+	free(v->frame_cache);
 	free(v->offcpu_node_map);
 	functable_free(v->ft);
 	free(v);

@@ -1,11 +1,24 @@
 /* view_build: see view_build.h. */
 #include "view_build.h"
 #include "clr_code.h"
+#include "base/hash.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+/* The frames of EventPipe stacks seen last, by address: a stack's frames recur in every
+ * sample of it, and naming one takes a lookup, an interning and, for an address no method
+ * holds yet, a stand-in's name.  Direct-mapped; an entry is good while its stream knows as
+ * many methods as when it was made. */
+#define FRAME_CACHE 4096
+struct view_frame_cache {
+	uint64_t ip, pid;
+	size_t methods;
+	uint32_t stream, func;
+	bool used;
+};
 
 /* A frame of an EventPipe stack no method held when it was read. */
 struct view_pending {
@@ -157,7 +170,20 @@ bool view_is_tracepoint(const char *event)
 
 /* ---- EventPipe frames ----------------------------------------------------------------- */
 
-uint32_t view_clr_frame(struct view *v, size_t stream, uint64_t pid, uint64_t ip)
+/* "0x" and ip in hex into buf (24 bytes). */
+static const char *hex(char *buf, uint64_t ip)
+{
+	char *p = buf + 23;
+	*p = 0;
+	do
+		*--p = "0123456789abcdef"[ip & 15];
+	while (ip >>= 4);
+	*--p = 'x';
+	*--p = '0';
+	return p;
+}
+
+static uint32_t name_frame(struct view *v, size_t stream, uint64_t pid, uint64_t ip)
 {
 	struct clr_frame f;
 	/* (A method whose module is not known yet is named at the end too: the rundown names
@@ -166,16 +192,29 @@ uint32_t view_clr_frame(struct view *v, size_t stream, uint64_t pid, uint64_t ip
 		return functable_intern(v->ft, f.method, f.module, f.kind);
 	/* A stand-in unique to the address and process, named at the end. */
 	char sym[24], dso[48];
-	snprintf(sym, sizeof(sym), "0x%llx", (unsigned long long)ip);
 	snprintf(dso, sizeof(dso), "\001%zu:%llu", stream, (unsigned long long)pid);
 	size_t before = functable_count(v->ft);
-	uint32_t id = functable_intern(v->ft, sym, dso, FRAME_NATIVE);
+	uint32_t id = functable_intern(v->ft, hex(sym, ip), dso, FRAME_NATIVE);
 	if (functable_count(v->ft) > before) {
 		grow_array((void **)&v->pending, &v->pending_cap, v->npending + 1,
 			   sizeof(*v->pending));
 		v->pending[v->npending++] = (struct view_pending){id, (uint32_t)stream, pid, ip};
 	}
 	return id;
+}
+
+uint32_t view_clr_frame(struct view *v, size_t stream, uint64_t pid, uint64_t ip)
+{
+	if (!v->frame_cache)
+		v->frame_cache = xcalloc(FRAME_CACHE, sizeof(*v->frame_cache));
+	struct view_frame_cache *c =
+	    &v->frame_cache[hash_mix(ip ^ pid << 40 ^ (uint64_t)stream << 56) & (FRAME_CACHE - 1)];
+	size_t methods = clr_code_methods(v->code[stream]);
+	if (c->used && c->ip == ip && c->pid == pid && c->stream == stream && c->methods == methods)
+		return c->func;
+	uint32_t func = name_frame(v, stream, pid, ip);
+	*c = (struct view_frame_cache){ip, pid, methods, (uint32_t)stream, func, true};
+	return func;
 }
 
 static struct calltree *renamed(struct calltree *t, const uint32_t *map, uint32_t **node_map)
@@ -203,8 +242,7 @@ void view_name_frames(struct view *v)
 			/* No method holds it: native code (the runtime's, or a native library's),
 			 * or code whose method the trace does not name.  Its address, as PerfView
 			 * shows an unknown frame's. */
-			snprintf(sym, sizeof(sym), "0x%llx", (unsigned long long)p->ip);
-			map[p->func] = functable_intern(v->ft, sym, "", FRAME_NATIVE);
+			map[p->func] = functable_intern(v->ft, hex(sym, p->ip), "", FRAME_NATIVE);
 		}
 	}
 	for (size_t i = 0; i < v->nevents; i++)
@@ -214,4 +252,6 @@ void view_name_frames(struct view *v)
 	free(v->pending);
 	v->pending = NULL;
 	v->npending = v->pending_cap = 0;
+	free(v->frame_cache);
+	v->frame_cache = NULL;
 }

@@ -46,6 +46,7 @@ struct view_event {
 typedef void (*view_observer)(void *arg, const struct view_event *e);
 
 struct view_pending; /* frames named at the end (view_build.h) */
+struct view_frame_cache;
 struct clr_code;
 
 struct view {
@@ -71,6 +72,7 @@ struct view {
 	struct clr_code **code; /* each stream's managed code */
 	size_t ncode;
 	struct view_pending *pending; /* frames to name at the end */
+	struct view_frame_cache *frame_cache;
 	size_t npending, pending_cap;
 	uint64_t external_samples; /* SampleProfiler samples outside managed code */
 	uint64_t external_ns;	   /* ... their weight in the blocked tree */

@@ -17,19 +17,14 @@ need_traceevent
 source "$TEST_SRCDIR/workloads/dotnet/testlib.sh"
 need_dotnet_app
 
-# dotnet-trace from NuGet, cached in the build directory.
-tools=${BUILD_DIR:?}/tests/dotnet-trace
-if [ ! -x "$tools/dotnet-trace" ]; then
-	DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 \
-		dotnet tool install --tool-path "$tools" dotnet-trace >install.log 2>&1 ||
-		skip "dotnet tool install dotnet-trace failed (it needs api.nuget.org): $(tail -1 install.log)"
-fi
+# dotnet-trace from NuGet (the pinned version, tests/dotnet_trace.sh).
+need_dotnet_trace
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
 
 # ---- dotnet-trace collect (EventPipe), every kernel ----
 echo "part 1: dotnet-trace collect (EventPipe SampleProfiler) beside collect -format nettrace"
 start_app 30 DOTNET_PerfMapEnabled=1
-"$tools/dotnet-trace" collect -p "$APP_PID" --duration 00:00:00:04 -o ep.nettrace >ep.out 2>&1 &
+"$DOTNET_TRACE" collect -p "$APP_PID" --duration 00:00:00:04 -o ep.nettrace >ep.out 2>&1 &
 ep=$!
 "$PC" collect ours -pid "$APP_PID" -collectsec 3 -format nettrace 2>ours.err
 wait $ep
@@ -108,8 +103,8 @@ if ! [ -e $tracefs/user_events_data ] && ! [ -e /sys/kernel/debug/tracing/user_e
 else
 	case $(dotnet --list-runtimes 2>/dev/null) in *"Microsoft.NETCore.App 1"[0-9]*) ;;
 	*) why="dotnet-trace collect-linux needs a .NET 10 runtime" ;; esac
-	"$tools/dotnet-trace" collect-linux --help >/dev/null 2>&1 ||
-		why="this dotnet-trace has no collect-linux verb ($("$tools/dotnet-trace" --version))"
+	"$DOTNET_TRACE" collect-linux --help >/dev/null 2>&1 ||
+		why="this dotnet-trace has no collect-linux verb ($("$DOTNET_TRACE" --version))"
 fi
 if [ -n "$why" ]; then
 	echo "part 2 (dotnet-trace collect-linux) not run: $why; part 1 above is the side-by-side check here"
@@ -117,7 +112,7 @@ if [ -n "$why" ]; then
 fi
 echo "part 2: dotnet-trace collect-linux beside collect -format nettrace"
 start_app 30 DOTNET_PerfMapEnabled=1
-"$tools/dotnet-trace" collect-linux -p "$APP_PID" --duration 00:00:04 -o ms.nettrace \
+"$DOTNET_TRACE" collect-linux -p "$APP_PID" --duration 00:00:04 -o ms.nettrace \
 	>ms.out 2>&1 &
 ms=$!
 "$PC" collect ours2 -pid "$APP_PID" -collectsec 3 -format nettrace 2>ours2.err

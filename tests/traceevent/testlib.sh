@@ -9,6 +9,14 @@ need_traceevent() {
 	[ "$rc" = 0 ] || { echo "FAIL: building the TraceEvent harness (see above)"; exit 1; }
 }
 
+# Sets DOTNET_TRACE to dotnet-trace (NuGet, pinned: tests/dotnet_trace.sh); skips without it.
+need_dotnet_trace() {
+	local rc=0
+	DOTNET_TRACE=$(sh "$TEST_SRCDIR/dotnet_trace.sh") || rc=$?
+	[ "$rc" = 77 ] && skip "${DOTNET_TRACE#SKIP: }"
+	[ "$rc" = 0 ] || { echo "FAIL: installing dotnet-trace (see above)"; exit 1; }
+}
+
 # traceevent CMD ARGS...: runs the harness (see tests/traceevent/Program.cs).
 traceevent() {
 	DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet "$TE_DLL" "$@"
