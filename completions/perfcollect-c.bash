@@ -79,7 +79,7 @@ _perfcollect_c()
 		return ;;
 	format)
 		case $cmd in
-		view) COMPREPLY=($(compgen -W "text svg folded pprof speedscope" -- "$cur")) ;;
+		view) COMPREPLY=($(compgen -W "text svg folded pprof speedscope csv" -- "$cur")) ;;
 		collect | start | merge) COMPREPLY=($(compgen -W "perfcollect nettrace both" -- "$cur")) ;;
 		esac
 		return ;;
@@ -129,7 +129,8 @@ _perfcollect_c()
 		esac
 	done
 	case $cmd in
-	view) [ $npos -eq 0 ] && _perfcollect_c_files '@(trace.zip|nettrace)' ;;
+	view) if [ $npos -eq 0 ]; then _perfcollect_c_files '@(trace.zip|nettrace|netperf|zip)'
+		else COMPREPLY=($(compgen -W "gc jit" -- "$cur")); fi ;;
 	log | ls) [ $npos -eq 0 ] && _perfcollect_c_files 'zip' ;;
 	cat)
 		if [ $npos -eq 0 ]; then
