@@ -24,6 +24,8 @@ struct pending {
 
 struct offcpu {
 	struct calltree *tree;
+	void (*on_wait)(void *arg, int tid, uint64_t start, uint64_t end, uint32_t node);
+	void *on_wait_arg;
 	struct pending_table threads;
 	uint64_t last_ns;
 	struct offcpu_stats st;
@@ -51,6 +53,14 @@ struct offcpu *offcpu_new(struct calltree *tree)
 	return oc;
 }
 
+void offcpu_on_wait(struct offcpu *oc,
+		    void (*fn)(void *arg, int tid, uint64_t start, uint64_t end, uint32_t node),
+		    void *arg)
+{
+	oc->on_wait = fn;
+	oc->on_wait_arg = arg;
+}
+
 void offcpu_free(struct offcpu *oc)
 {
 	if (!oc)
@@ -71,6 +81,8 @@ static void end_interval(struct offcpu *oc, int tid, uint64_t now, bool exact)
 	} else {
 		calltree_add_weight(oc->tree, p->node, now - p->start_ns);
 		oc->st.blocked_ns += now - p->start_ns;
+		if (oc->on_wait)
+			oc->on_wait(oc->on_wait_arg, tid, p->start_ns, now, p->node);
 		oc->st.intervals++;
 		if (exact)
 			oc->st.ended_exact++;

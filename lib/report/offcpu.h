@@ -44,6 +44,10 @@ struct offcpu_stats {
 struct offcpu;
 /* tree is borrowed: blocked time is added to the nodes given to offcpu_block(). */
 struct offcpu *offcpu_new(struct calltree *tree);
+/* fn(arg, tid, start_ns, end_ns, node) for each wait when it ends (for timelines). */
+void offcpu_on_wait(struct offcpu *oc,
+		    void (*fn)(void *arg, int tid, uint64_t start, uint64_t end, uint32_t node),
+		    void *arg);
 void offcpu_free(struct offcpu *oc);
 
 /* Feeds one sample (of any event, in time order, before any filter: a switch-in recorded in

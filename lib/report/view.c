@@ -59,10 +59,20 @@ struct event_tree *view_tree_of(struct view *v, enum view_kind kind)
 	return NULL;
 }
 
+/* A sched_switch wait ended: to the observer, at its start. */
+static void observe_wait(void *arg, int tid, uint64_t start, uint64_t end, uint32_t node)
+{
+	struct view *v = arg;
+	struct view_event ev = {
+	    .node = node, .pid = -1, .tid = tid, .time_ns = start, .weight = end - start};
+	v->observer(v->observer_arg, &ev);
+}
+
 void view_observe(struct view *v, view_observer fn, void *arg)
 {
 	v->observer = fn;
 	v->observer_arg = arg;
+	offcpu_on_wait(v->oc, fn ? observe_wait : NULL, v);
 }
 
 uint32_t view_node(const struct view *v, const struct event_tree *tree, uint32_t node)

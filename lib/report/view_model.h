@@ -39,8 +39,9 @@ struct view_recording {
 struct view_event {
 	const struct event_tree *tree; /* NULL: blocked time */
 	uint32_t node;		       /* its stack: a node of the tree as built (view_node()) */
-	long pid, tid;
-	uint64_t time_ns; /* the trace's clock (CLOCK_MONOTONIC on Linux); 0 when unknown */
+	long pid, tid;	  /* pid -1: not known (a sched_switch wait: the thread only) */
+	uint64_t time_ns; /* the trace's clock (CLOCK_MONOTONIC on Linux); 0 when unknown;
+			     a wait's start */
 	uint64_t weight;
 };
 typedef void (*view_observer)(void *arg, const struct view_event *e);

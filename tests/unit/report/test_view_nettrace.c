@@ -170,9 +170,20 @@ static void write_trace(const char *path, bool rundown, bool newer_gc)
 	close_file(&f);
 }
 
+static size_t observed;
+static uint64_t observed_weight;
+
+static void observe(void *arg, const struct view_event *e)
+{
+	observed++;
+	observed_weight += e->tree && e->tree->kind == VIEW_ALLOC ? e->weight : 0;
+	(void)arg;
+}
+
 static struct view *read_view(const char *path)
 {
 	struct view *v = view_new(-1, -1, NULL);
+	view_observe(v, observe, NULL);
 	CHECK(view_read(v, path, NULL) == 0);
 	return v;
 }
@@ -225,6 +236,9 @@ int main(void)
 		  "pid 4242;App.Program.Main(int32);App.Program.Hot(int32);lock 0x5000 5000000\n");
 	free(s);
 	CHECK(v->nwarnings == 0);
+	/* The observer saw each weighted event: 5 samples, 2 ticks, 1 throw, 1 wait. */
+	CHECK_EQ_U64(observed, 9);
+	CHECK_EQ_U64(observed_weight, 200000);
 	view_free(v);
 
 	/* No rundown, a GCStart of a version to come: a line each; Main is its address. */
