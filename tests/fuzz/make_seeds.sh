@@ -282,4 +282,22 @@ head -c 2048 "$out/perfmap/dotnet10.map" >"$out/utf16/perfmap_head"
 cp "$out/dotnet_ipc/process_info2" "$out/span/process_info2"
 head -c 4096 "$nt" >"$out/span/nettrace_head"
 head -c 4096 "$out/perfdata_read/ours_pid.data" >"$out/span/perfdata_head"
+
+# --- NetTrace 3 to 5 of other writers: PerfView's own test inputs (tests/data/perfview), and
+# the start of a dotnet-trace collect file (SampleProfiler samples with stacks, method loads)
+mkdir -p "$out/nettrace_read"
+for z in eventpipe-dotnetcore6.0-win-x64-executioncheckpoints.nettrace \
+	eventpipe-dotnetcore2.1-linux-x64-tracelogging.netperf; do
+	unzip -p "$src/tests/data/perfview/$z.zip" >"$out/nettrace_read/perfview-$z"
+done
+unzip -p "$src/tests/data/perfview/eventpipe-dotnetcore2.1-win-x86-objver3.netperf.zip" |
+	head -c 40000 >"$out/nettrace_read/perfview-objver3-x86-cut.netperf"
+unzip -p "$src/tests/data/perfview/mixed_managed_external_samples.nettrace.zip" |
+	head -c 40000 >"$out/nettrace_read/perfview-samples-cut.nettrace"
+dt=$(BUILD_DIR=$src/build sh "$src/tests/dotnet_trace.sh")
+dotnet "$dll" 3 >app.out 2>&1 & pid=$!; app_ready app.out
+"$dt" collect -p $pid -o dt.nettrace --duration 00:00:00:01 \
+	--providers 'Microsoft-Windows-DotNETRuntime:0x100003C01D:5' --profile dotnet-sampled-thread-time >/dev/null
+wait $pid || true
+head -c 40000 dt.nettrace >"$out/nettrace_read/dotnet-trace-collect-cut.nettrace"
 echo "seeds in $out"
