@@ -188,7 +188,7 @@ static int read_stream_header(struct nettrace_reader *r)
 	int rc = take(r, magic, 8);
 	if (!rc && !memcmp(magic, "\x14\0\0\0!Fas", 8)) { /* a .netperf: no magic */
 		char rest[sizeof(FS_MAGIC) - 1 - 4];
-		if (take(r, rest, sizeof(rest)) || memcmp(rest, FS_MAGIC + 4, sizeof(rest)))
+		if (take(r, rest, sizeof(rest)) || memcmp(rest, &FS_MAGIC[4], sizeof(rest)))
 			return bad(r, 4, "no FastSerialization header");
 		r->netperf = true;
 		r->trace.version = 3;

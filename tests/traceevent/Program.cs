@@ -13,6 +13,8 @@
 //   pc-traceevent perfview FILE.nettrace
 //       PerfView's .NET views of the file: stacks of samples, allocations, exceptions; GC
 //       and JIT statistics from TraceEvent's analysis.  See PerfViewCmd.cs.
+//   pc-traceevent convert FILE.nettrace
+//       TraceLog's conversion of the file and a walk of its events, timed (ConvertCmd.cs).
 //
 // Each reader lives in a file of its own, registered in the table below.  Any exception
 // the reader throws is printed as "exception <type>: <message>" and exits 3, so a test can
@@ -30,6 +32,7 @@ namespace PcTraceEvent
 			["nettrace"] = NetTrace.Run,
 			["tracelog"] = TraceLogCmd.Run,
 			["perfview"] = PerfViewCmd.Run,
+			["convert"] = ConvertCmd.Run,
 		};
 
 		public static int Main(string[] args)
