@@ -136,6 +136,13 @@ static void on_contention(struct rt_process *p, const struct nettrace_event *e,
 	size_t *open = slot(&p->open_waits, e->thread_id);
 	if (kind == RT_CONTENTION_START) {
 		p->waits++;
+		if (c.lock_id && c.owner_thread_id) {
+			char key[64];
+			snprintf(key, sizeof(key), "lock 0x%llx%c%llu",
+				 (unsigned long long)c.lock_id, 0x1f,
+				 (unsigned long long)c.owner_thread_id);
+			rt_tally_add(&p->owners, key, 1, 0);
+		}
 		grow_array((void **)&p->wait_start, &p->wait_start_cap, p->nwait_start + 1,
 			   sizeof(*p->wait_start));
 		if (!*open) {
@@ -332,6 +339,7 @@ void runtime_report_free(struct runtime_report *rr)
 		free(p->jits);
 		rt_tally_release(&p->allocs);
 		rt_tally_release(&p->exceptions);
+		rt_tally_release(&p->owners);
 	}
 	free(rr->procs);
 	for (size_t i = 0; i < rr->nstreams; i++) {

@@ -65,6 +65,7 @@ struct rt_process {
 	uint64_t nexceptions;
 	uint64_t waits, waits_ended;
 	double wait_ns;
+	struct rt_tally owners; /* "lock 0x..\x1fthread" -> waits (ContentionStart v2) */
 	struct rt_jit *jits;
 	size_t njits, jits_cap;
 	struct rt_tally allocs; /* by type: events, bytes */

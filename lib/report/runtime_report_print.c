@@ -254,6 +254,15 @@ static void print_contention(FILE *out, const struct rt_process *p, size_t top,
 	}
 	free(v);
 	rt_tally_release(&by);
+	/* Who held each lock (ContentionStart version 2, .NET 8 and later, names the owner). */
+	struct rt_tally_entry **o = rt_tally_sorted(&p->owners);
+	for (size_t i = 0; i < p->owners.n && i < top; i++) {
+		const char *sep = strchr(o[i]->key, 0x1f);
+		fprintf(out, "#   %.*s was held by thread %s in %llu of the waits\n",
+			(int)(sep - o[i]->key), o[i]->key, sep + 1,
+			(unsigned long long)o[i]->count);
+	}
+	free(o);
 }
 
 /* ---- JIT and allocations ------------------------------------------------------------------------

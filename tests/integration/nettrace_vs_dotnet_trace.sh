@@ -9,7 +9,8 @@
 #
 # Where the kernel has user_events (CONFIG_USER_EVENTS, 6.4 and later) and .NET 10 runs:
 # also `dotnet-trace collect-linux` (microsoft/one-collect's record-trace: CPU samples through
-# perf events, as ours), compared sample for sample kind.  The output says which parts ran.
+# perf events, as ours), compared sample for sample kind, and view must read
+# collect-linux's file too.  The output says which parts ran.
 source "$(dirname "$0")/lib.sh"
 source "$TEST_SRCDIR/traceevent/testlib.sh"
 need_root
@@ -135,4 +136,10 @@ for f in ms ours2; do
 	check "$f: the app's hot method is among the top leaf frames" \
 		bash -c "grep '^cpu_leaf' $f.te | head -5 | grep -q 'PcDotnetApp.HotLoop'"
 done
+# view reads collect-linux's file (Universal providers) as TraceLog does.
+"$PC" view ms.nettrace >ms.view 2>ms.view.err
+check "view reads dotnet-trace collect-linux's file ($(head -1 ms.view.err))" \
+	grep -q '^# Event: cpu-clock, [1-9][0-9]* samples' ms.view
+check "view: the app's hot method is among its top functions" \
+	bash -c "grep -m1 -A8 '^#   Self%' ms.view | grep -q 'HotLoop'"
 finish
