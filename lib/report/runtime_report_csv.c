@@ -66,8 +66,8 @@ int runtime_report_csv_gcs(const struct runtime_report *rr, FILE *out,
 	return 0;
 }
 
-/* The methods compiled, the longest JIT first. */
-static const struct rt_jit **sorted_jits(const struct rt_process *p, size_t *n)
+/* The methods whose JIT finished within the trace, in the order they started. */
+static const struct rt_jit **finished_jits(const struct rt_process *p, size_t *n)
 {
 	const struct rt_jit **v = xmalloc((p->njits + 1) * sizeof(*v));
 	*n = 0;
@@ -86,7 +86,7 @@ int runtime_report_csv_jit(const struct runtime_report *rr, FILE *out,
 		if (!wanted(p, o))
 			continue;
 		size_t n;
-		const struct rt_jit **v = sorted_jits(p, &n);
+		const struct rt_jit **v = finished_jits(p, &n);
 		for (size_t k = 0; k < n; k++) {
 			fprintf(out, "%ld,", p->host_pid);
 			csv_str(out, v[k]->name);
@@ -111,7 +111,7 @@ int runtime_report_print_jit(const struct runtime_report *rr, FILE *out,
 		if (!wanted(p, o))
 			continue;
 		size_t n;
-		const struct rt_jit **v = sorted_jits(p, &n);
+		const struct rt_jit **v = finished_jits(p, &n);
 		double total = 0;
 		for (size_t k = 0; k < n; k++)
 			total += (double)(v[k]->end_ns - v[k]->start_ns);
