@@ -518,8 +518,10 @@ int view_run(const struct view_request *rq, char **text, size_t *len)
 	struct output outs[3];
 	size_t nouts;
 	char *owned = NULL;
-	if (plan_outputs(rq, outs, &nouts, &owned) < 0)
+	if (plan_outputs(rq, outs, &nouts, &owned) < 0) {
+		free(owned);
 		return 2;
+	}
 	int rc = 1;
 	struct view *v = view_new(rq->pid, rq->tid, rq->processfilter);
 	struct stackfile_stats st;
