@@ -81,7 +81,7 @@ compare_counts() {
 	check "$name: contentions: 0 < view $view <= app $app, = TraceEvent $te" \
 		test -n "$view" -a "${view:-0}" -gt 0 -a "${view:-0}" -le "${app:-0}" -a "$view" = "$te"
 	check "$name: the waiting method is named (RuntimeEvents.HoldLock)" \
-		grep -q '^ *[0-9]* *[0-9.]*  PcDotnetApp.RuntimeEvents.HoldLock' "$name.view"
+		grep -qE '^ *[0-9.]+  lock .* PcDotnetApp.RuntimeEvents.HoldLock' "$name.view"
 	check "$name: JIT-compiled methods of the app are listed" \
 		grep -q 'PcDotnetApp.RuntimeEvents.Allocate' "$name.view"
 	check "$name: the trace names the runtime's methods (rundown)" \
