@@ -96,7 +96,8 @@ static void on_thread_sample(struct reading *rd, const struct nettrace_event *e,
 	t->period += rd->t->expected_sampling_ns ? rd->t->expected_sampling_ns : DEFAULT_SAMPLING;
 }
 
-/* The stack of an event with a leaf of its own (the type allocated or thrown, the lock). */
+/* The stack of an event with a leaf of its own (the type allocated or thrown, the lock;
+ * what: "type" or "lock", its module column). */
 static size_t stack_with_leaf(struct reading *rd, const struct nettrace_event *e, long pid,
 			      const char *leaf, const char *what)
 {
@@ -115,7 +116,7 @@ static void add_leafed(struct reading *rd, const struct nettrace_event *e, uint6
 		return;
 	}
 	struct event_tree *t = view_event_tree(v, tree, kind);
-	size_t n = stack_with_leaf(rd, e, pid, leaf, tree);
+	size_t n = stack_with_leaf(rd, e, pid, leaf, "type");
 	view_add(v, t, v->path, n, weight, pid, (long)e->thread_id, ns);
 	t->period += weight;
 }
@@ -157,7 +158,7 @@ static void on_contention(struct reading *rd, const struct nettrace_event *e,
 			snprintf(leaf, sizeof(leaf), "%s",
 				 c.flags & CONTENTION_NATIVE ? "native lock" : "lock");
 		struct event_tree *t = view_event_tree(v, "contention", VIEW_CONTENTION);
-		size_t n = stack_with_leaf(rd, e, pid, leaf, "contention");
+		size_t n = stack_with_leaf(rd, e, pid, leaf, "lock");
 		struct open_wait *w = open_wait_of(rd, e->thread_id, true);
 		w->node = calltree_insert(t->tree, v->path, n);
 		w->start_ns = ns;

@@ -39,10 +39,13 @@ int view_text_tree(FILE *out, const char *input, const struct view *v, const str
 	uint64_t total = calltree_total(e->tree);
 	if (e->kind == VIEW_SAMPLES)
 		fprintf(out, "# Event: %s, %llu %s", e->name, (unsigned long long)total, ro.unit);
+	else if (u->text_div > 1) /* ns, shown as ms: "ms waited" */
+		fprintf(out, "# %s (PerfView's %s): %llu events, %.3f ms%s", e->name, u->perfview,
+			(unsigned long long)e->samples, (double)total / (double)u->text_div,
+			str_startswith(u->what, "ns") ? u->what + 2 : "");
 	else
-		fprintf(out, "# %s (PerfView's %s): %llu events, %.*f %s", e->name, u->perfview,
-			(unsigned long long)e->samples, u->text_div > 1 ? 3 : 0,
-			(double)total / (double)u->text_div, ro.unit);
+		fprintf(out, "# %s (PerfView's %s): %llu events, %llu %s", e->name, u->perfview,
+			(unsigned long long)e->samples, (unsigned long long)total, ro.unit);
 	if (v->skipped)
 		fprintf(out, " (%llu left out by the filters)", (unsigned long long)v->skipped);
 	fputc('\n', out);
