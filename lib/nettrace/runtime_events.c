@@ -346,6 +346,42 @@ uint64_t rt_alloc_sampled_weight(const struct rt_alloc_sampled *a)
 	return (uint64_t)(size / -expm1(-size / mean) + 0.5);
 }
 
+int rt_decode_allocation(const struct nettrace_event *e, enum runtime_event_kind kind,
+			 unsigned pointer_size, struct rt_allocation *out)
+{
+	memset(out, 0, sizeof(*out));
+	char *type;
+	if (kind == RT_GC_ALLOCATION_TICK) {
+		struct rt_alloc_tick t;
+		if (rt_decode_alloc_tick(e, pointer_size, &t) < 0)
+			return -1;
+		type = t.type_name;
+		out->heap = t.kind;
+		out->bytes = t.amount;
+	} else if (kind == RT_GC_ALLOCATION_SAMPLED) {
+		struct rt_alloc_sampled a;
+		if (rt_decode_alloc_sampled(e, pointer_size, &a) < 0)
+			return -1;
+		type = a.type_name;
+		out->heap = a.kind;
+		out->bytes = rt_alloc_sampled_weight(&a);
+	} else {
+		return -1;
+	}
+	if (!*type) {
+		free(type);
+		type = xstrdup("(type not given)");
+	}
+	out->type = type;
+	return 0;
+}
+
+void rt_allocation_release(struct rt_allocation *a)
+{
+	free(a->type);
+	a->type = NULL;
+}
+
 void rt_method_release(struct rt_method *m)
 {
 	free(m->ns);

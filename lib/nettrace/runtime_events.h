@@ -128,6 +128,19 @@ int rt_decode_alloc_sampled(const struct nettrace_event *e, unsigned pointer_siz
  * design of allocation sampling). */
 uint64_t rt_alloc_sampled_weight(const struct rt_alloc_sampled *a);
 
+/* An allocation event, AllocationTick or AllocationSampled (kind), as what views weigh:
+ * its object's type ("(type not given)" before AllocationTick version 2), its heap (0 small,
+ * 1 large, 2 pinned objects) and the bytes it stands for (the tick's amount; the sample's
+ * upscaled size). */
+struct rt_allocation {
+	char *type;
+	uint32_t heap;
+	uint64_t bytes;
+};
+int rt_decode_allocation(const struct nettrace_event *e, enum runtime_event_kind kind,
+			 unsigned pointer_size, struct rt_allocation *out);
+void rt_allocation_release(struct rt_allocation *a);
+
 void rt_alloc_tick_release(struct rt_alloc_tick *t);
 void rt_module_release(struct rt_module *m);
 void rt_alloc_sampled_release(struct rt_alloc_sampled *a);

@@ -180,26 +180,15 @@ void runtime_report_event(struct rt_stream *s, const struct nettrace_trace *t, u
 	case RT_GC_RESTART_EE_END:
 		rt_gc_event(p, e, kind, ns);
 		break;
-	case RT_GC_ALLOCATION_TICK: {
-		struct rt_alloc_tick a;
-		if (rt_decode_alloc_tick(e, ptr, &a) < 0)
-			break;
-		rt_tally_add(&p->allocs, *a.type_name ? a.type_name : "(type not given)", 1,
-			     (double)a.amount);
-		p->alloc_since_gc[a.kind < 3 ? a.kind : 0] += (double)a.amount;
-		p->alloc_events++;
-		rt_alloc_tick_release(&a);
-		break;
-	}
+	case RT_GC_ALLOCATION_TICK:
 	case RT_GC_ALLOCATION_SAMPLED: {
-		struct rt_alloc_sampled a;
-		if (rt_decode_alloc_sampled(e, ptr, &a) < 0)
+		struct rt_allocation a;
+		if (rt_decode_allocation(e, kind, ptr, &a) < 0)
 			break;
-		double w = (double)rt_alloc_sampled_weight(&a);
-		rt_tally_add(&p->allocs, *a.type_name ? a.type_name : "(type not given)", 1, w);
-		p->alloc_since_gc[a.kind < 3 ? a.kind : 0] += w;
+		rt_tally_add(&p->allocs, a.type, 1, (double)a.bytes);
+		p->alloc_since_gc[a.heap < 3 ? a.heap : 0] += (double)a.bytes;
 		p->alloc_events++;
-		rt_alloc_sampled_release(&a);
+		rt_allocation_release(&a);
 		break;
 	}
 	case RT_EXCEPTION_THROWN: {

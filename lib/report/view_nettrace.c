@@ -211,23 +211,13 @@ static void on_runtime(struct reading *rd, const struct nettrace_event *e,
 	case RT_METHOD_RUNDOWN_VERBOSE:
 		rd->rundown++;
 		break;
-	case RT_GC_ALLOCATION_TICK: {
-		struct rt_alloc_tick a;
-		if (rt_decode_alloc_tick(e, ptr, &a) < 0)
-			break;
-		add_leafed(rd, e, ns, "alloc", VIEW_ALLOC,
-			   *a.type_name ? a.type_name : "(type not given)", a.amount);
-		rt_alloc_tick_release(&a);
-		break;
-	}
+	case RT_GC_ALLOCATION_TICK:
 	case RT_GC_ALLOCATION_SAMPLED: {
-		struct rt_alloc_sampled a;
-		if (rt_decode_alloc_sampled(e, ptr, &a) < 0)
+		struct rt_allocation a;
+		if (rt_decode_allocation(e, kind, ptr, &a) < 0)
 			break;
-		add_leafed(rd, e, ns, "alloc", VIEW_ALLOC,
-			   *a.type_name ? a.type_name : "(type not given)",
-			   rt_alloc_sampled_weight(&a));
-		rt_alloc_sampled_release(&a);
+		add_leafed(rd, e, ns, "alloc", VIEW_ALLOC, a.type, a.bytes);
+		rt_allocation_release(&a);
 		break;
 	}
 	case RT_EXCEPTION_THROWN: {
