@@ -1,5 +1,6 @@
 /* tracefile: see tracefile.h. */
 #include "tracefile.h"
+#include "archive.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +33,27 @@ enum tracefile_kind tracefile_kind_of(const void *head, size_t len)
 	return TRACEFILE_OTHER;
 }
 
+enum tracefile_kind tracefile_zip_kind(const struct archive_reader *zip)
+{
+	if (archive_reader_find(zip, "perf.data.txt") >= 0 ||
+	    archive_reader_find(zip, "perf.data") >= 0)
+		return TRACEFILE_ZIP;
+	for (size_t i = 0; i < archive_reader_count(zip); i++)
+		if (tracefile_is_nettrace_name(archive_reader_name(zip, i)))
+			return TRACEFILE_NETTRACE_ZIP;
+	return TRACEFILE_ZIP;
+}
+
+/* A regular zip's kind by its entries; one libzip cannot read stays TRACEFILE_ZIP (its
+ * reader says what is wrong with it). */
+static enum tracefile_kind zip_kind_at(const char *path)
+{
+	struct archive_reader *zip = archive_reader_open(path);
+	enum tracefile_kind kind = zip ? tracefile_zip_kind(zip) : TRACEFILE_ZIP;
+	archive_reader_free(zip);
+	return kind;
+}
+
 int tracefile_classify(const char *path, enum tracefile_kind *kind)
 {
 	struct stat st;
@@ -55,7 +77,21 @@ int tracefile_classify(const char *path, enum tracefile_kind *kind)
 		return pc_err_errno("cannot read %s", path);
 	}
 	*kind = tracefile_kind_of(head, (size_t)n);
+	if (*kind == TRACEFILE_ZIP && S_ISREG(st.st_mode))
+		*kind = zip_kind_at(path);
 	return 0;
+}
+
+bool tracefile_is_nettrace_name(const char *name)
+{
+	return str_endswith(name, TRACE_NETTRACE_SUFFIX) || str_endswith(name, ".netperf");
+}
+
+bool tracefile_is_runtime_stream(const char *name)
+{
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	return str_startswith(base, "dotnet-") && str_endswith(base, TRACE_NETTRACE_SUFFIX);
 }
 
 /* The last component of path, trailing slashes dropped ("x.trace/" -> "x.trace"). */
@@ -72,7 +108,9 @@ static char *last_component(const char *path)
 
 char *tracefile_name(const char *path)
 {
-	static const char *const suffixes[] = {TRACE_ZIP_SUFFIX, ".zip", TRACE_DIR_SUFFIX, ".data"};
+	static const char *const suffixes[] = {TRACE_ZIP_SUFFIX, ".zip", TRACE_DIR_SUFFIX,
+					       ".data",		 ".txt", TRACE_NETTRACE_SUFFIX,
+					       ".netperf"};
 	char *base = last_component(path);
 	size_t bl = strlen(base);
 	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {

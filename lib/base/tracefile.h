@@ -25,16 +25,31 @@ enum tracefile_kind {
 	TRACEFILE_ZIP,	     /* "PK\3\4": a trace.zip, or any zip */
 	TRACEFILE_NETTRACE,  /* EventPipe's NetTrace format: "Nettrace" (versions 4 to 6), or a
 			      * .netperf's FastSerialization header (version 3) */
+	/* A zip of NetTrace files without perf.data.txt or perf.data (PerfView's test inputs,
+	 * a .nettrace zipped to be sent): told from a trace.zip by its entries. */
+	TRACEFILE_NETTRACE_ZIP,
 };
 
-/* What the first len bytes of a file say it is (never TRACEFILE_DIR). */
+struct archive_reader;
+
+/* What the first len bytes of a file say it is (never TRACEFILE_DIR; a zip is
+ * TRACEFILE_ZIP, whatever it holds). */
 enum tracefile_kind tracefile_kind_of(const void *head, size_t len);
+/* What an open zip is by its entries: TRACEFILE_NETTRACE_ZIP or TRACEFILE_ZIP. */
+enum tracefile_kind tracefile_zip_kind(const struct archive_reader *zip);
 /* What path is: a directory, or a file by its first bytes (read without blocking on a
- * FIFO).  -1 with pc_err() when it cannot be opened. */
+ * FIFO), a regular zip by its entries.  -1 with pc_err() when it cannot be opened. */
 int tracefile_classify(const char *path, enum tracefile_kind *kind);
 
-/* The trace's name in a path: its last component less ".trace.zip", ".zip", ".trace" or
- * ".data" ("dir/x.trace.zip", "x.trace/", "x.zip" -> "x"; "perf.data" -> "perf"). */
+/* Is name (a path or an archive's entry) a NetTrace file's: "*.nettrace" or "*.netperf"? */
+bool tracefile_is_nettrace_name(const char *name);
+/* Is name one of the runtime's streams a collection records beside perf.data,
+ * "dotnet-<pid>[-<n>].nettrace" (its last component)? */
+bool tracefile_is_runtime_stream(const char *name);
+
+/* The trace's name in a path: its last component less ".trace.zip", ".zip", ".trace",
+ * ".data", ".txt", ".nettrace" or ".netperf" ("dir/x.trace.zip", "x.trace/", "x.zip",
+ * "x.nettrace" -> "x"; "perf.data" -> "perf"; "perf.data.txt" -> "perf.data"). */
 char *tracefile_name(const char *path);
 /* "<dir>/<name><suffix>" (dir NULL or "": "."). */
 char *tracefile_path(const char *dir, const char *name, const char *suffix);

@@ -1,6 +1,7 @@
 /* postprocess_nettrace: see postprocess_nettrace.h. */
 #include "postprocess_nettrace.h"
 #include "base/log.h"
+#include "base/tracefile.h"
 #include "nettrace/nettrace_read.h"
 
 #include <dirent.h>
@@ -22,7 +23,7 @@ char **nettrace_files_find(const char *dir, size_t *n)
 	if (!d)
 		return NULL;
 	for (struct dirent *e; (e = readdir(d));) {
-		if (!str_startswith(e->d_name, "dotnet-") || !str_endswith(e->d_name, ".nettrace"))
+		if (!tracefile_is_runtime_stream(e->d_name))
 			continue;
 		grow_array((void **)&names, &cap, *n + 1, sizeof(*names));
 		names[(*n)++] = xstrdup(e->d_name);

@@ -8,7 +8,6 @@
 #include "base/tracefile.h"
 #include "perfdata/perfdata_read.h"
 #include "perfdata/perfdata_write.h"
-#include "nettrace/nettrace_read.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -182,28 +181,16 @@ static void add_nettrace(struct view *v, FILE *f, const char *name)
 		view_warn(v, "%s", pc_strerror());
 }
 
-static bool is_runtime_file(const char *name)
-{
-	const char *base = strrchr(name, '/');
-	base = base ? base + 1 : name;
-	return str_startswith(base, "dotnet-") && str_endswith(base, ".nettrace");
-}
-
-/* A NetTrace file in a zip: any, when the zip holds no perf script text (PerfView's test
- * inputs, a .nettrace zipped to be sent); else collect's dotnet-<pid>.nettrace files. */
-static bool is_nettrace_entry(const char *name, bool alone)
-{
-	return is_runtime_file(name) ||
-	       (alone && (str_endswith(name, ".nettrace") || str_endswith(name, ".netperf")));
-}
-
+/* The NetTrace files of a zip: any, when it holds nothing else (TRACEFILE_NETTRACE_ZIP:
+ * PerfView's test inputs, a .nettrace zipped to be sent); else collect's dotnet-<pid>.nettrace
+ * files beside its perf.data. */
 static void read_runtime_zip(struct view *v, struct archive_reader *zip)
 {
-	bool alone = archive_reader_find(zip, "perf.data.txt") < 0 &&
-		     archive_reader_find(zip, "perf.data") < 0;
+	bool alone = tracefile_zip_kind(zip) == TRACEFILE_NETTRACE_ZIP;
 	for (size_t i = 0; i < archive_reader_count(zip); i++) {
 		const char *name = archive_reader_name(zip, i);
-		if (!is_nettrace_entry(name, alone))
+		if (!tracefile_is_runtime_stream(name) &&
+		    !(alone && tracefile_is_nettrace_name(name)))
 			continue;
 		FILE *f = archive_reader_open_entry(zip, i);
 		if (!f) {
@@ -223,7 +210,7 @@ static void read_runtime_dir(struct view *v, const char *dir)
 	char **names = NULL;
 	size_t n = 0;
 	for (struct dirent *e; (e = readdir(d));)
-		if (is_runtime_file(e->d_name)) {
+		if (tracefile_is_runtime_stream(e->d_name)) {
 			names = xrealloc(names, (n + 1) * sizeof(*names));
 			names[n++] = xasprintf("%s/%s", dir, e->d_name);
 		}

@@ -4,6 +4,7 @@
 #include "export.h"
 #include "view_text.h"
 #include "base/outfile.h"
+#include "base/tracefile.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -31,24 +32,16 @@ struct output {
 	const char *path;
 };
 
-/* "dir/app.trace.zip" -> "app" + ext, in the current directory. */
+/* "dir/app.trace.zip" -> "app" + ext, in the current directory (the trace's name, as
+ * tracefile_name() gives it). */
 static char *default_output(const char *input, const char *ext)
 {
 	if (!strcmp(input, "-"))
 		return xasprintf("stdin%s", ext);
-	char *base = xstrdup(strrchr(input, '/') ? strrchr(input, '/') + 1 : input);
-	size_t n = strlen(base);
-	while (n && base[n - 1] == '/')
-		base[--n] = '\0';
-	static const char *const suffixes[] = {
-	    ".trace.zip", ".zip", ".trace", "perf.data.txt", ".txt", ".nettrace", ".netperf"};
-	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++)
-		if (str_endswith(base, suffixes[i]) && strlen(base) > strlen(suffixes[i])) {
-			base[strlen(base) - strlen(suffixes[i])] = '\0';
-			break;
-		}
-	char *out = xasprintf("%s%s", *base ? base : "profile", ext);
-	free(base);
+	char *name = tracefile_name(input);
+	/* "/", ".", "..": no name to take */
+	char *out = xasprintf("%s%s", name[strspn(name, "./")] ? name : "profile", ext);
+	free(name);
 	return out;
 }
 

@@ -1,7 +1,8 @@
 /* tracefile: inputs recognized by their first bytes (every kind, an empty file, a FIFO that
- * must not block), the names of a trace's files, and the claim on a trace directory (held
- * by another process, left by a collector that died). */
+ * must not block), zips by their entries, the names of a trace's files, and the claim on a
+ * trace directory (held by another process, left by a collector that died). */
 #include "base/tracefile.h"
+#include "base/archive.h"
 #include "test.h"
 
 #include <fcntl.h>
@@ -70,6 +71,44 @@ static void test_kinds(const char *dir)
 	free(fifo);
 }
 
+/* A zip with the named entries (a few bytes each). */
+static void put_zip(const char *dir, const char *name, const char *const *entries)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	struct archive_writer *w = archive_writer_new(p);
+	CHECK(w != NULL);
+	for (size_t i = 0; w && entries[i]; i++)
+		CHECK(archive_writer_add_buffer(w, entries[i], "Nettrace", 8) == 0);
+	CHECK(w && archive_writer_finish(w) == 0);
+	archive_writer_free(w);
+	free(p);
+}
+
+/* A zip is a trace.zip, or a zip of NetTrace files only, by its entries. */
+static void test_zip_kinds(const char *dir)
+{
+	put_zip(dir, "t.trace.zip",
+		(const char *const[]){"t.trace/perf.data.txt", "t.trace/dotnet-7.nettrace", NULL});
+	put_zip(dir, "raw.trace.zip", (const char *const[]){"t.trace/perf.data", NULL});
+	put_zip(dir, "inputs.zip", (const char *const[]){"readme.txt", "app.nettrace", NULL});
+	put_zip(dir, "old.zip", (const char *const[]){"core21.netperf", NULL});
+	put_zip(dir, "gconly.trace.zip", (const char *const[]){"t.trace/dotnet-7.nettrace", NULL});
+	put_zip(dir, "other.zip", (const char *const[]){"a.txt", NULL});
+	CHECK(kind_of(dir, "t.trace.zip") == TRACEFILE_ZIP);
+	CHECK(kind_of(dir, "raw.trace.zip") == TRACEFILE_ZIP);
+	CHECK(kind_of(dir, "inputs.zip") == TRACEFILE_NETTRACE_ZIP);
+	CHECK(kind_of(dir, "old.zip") == TRACEFILE_NETTRACE_ZIP);
+	CHECK(kind_of(dir, "gconly.trace.zip") == TRACEFILE_NETTRACE_ZIP);
+	CHECK(kind_of(dir, "other.zip") == TRACEFILE_ZIP);
+	CHECK(tracefile_is_nettrace_name("d/x.nettrace") &&
+	      tracefile_is_nettrace_name("x.netperf"));
+	CHECK(!tracefile_is_nettrace_name("x.nettrace.zip"));
+	CHECK(tracefile_is_runtime_stream("t.trace/dotnet-7.nettrace"));
+	CHECK(tracefile_is_runtime_stream("dotnet-7-2.nettrace"));
+	CHECK(!tracefile_is_runtime_stream("app.nettrace"));
+	CHECK(!tracefile_is_runtime_stream("dotnet-7/x.nettrace.gz"));
+}
+
 static void check_name(const char *path, const char *want)
 {
 	char *n = tracefile_name(path);
@@ -93,6 +132,10 @@ static void test_names(void)
 	check_name("perf.data", "perf");
 	check_name(".trace", ".trace"); /* nothing would be left */
 	check_name("x.trace.zip.bak", "x.trace.zip.bak");
+	check_name("d/app.nettrace", "app");
+	check_name("core21.netperf", "core21");
+	check_name("app.txt", "app");
+	check_name("perf.data.txt", "perf.data");
 	check_str(tracefile_path("out", "x", TRACE_ZIP_SUFFIX), "out/x.trace.zip");
 	check_str(tracefile_path(NULL, "x", TRACE_DIR_SUFFIX), "./x.trace");
 	check_str(tracefile_path("", "x", TRACE_NETTRACE_SUFFIX), "./x.nettrace");
@@ -142,6 +185,7 @@ int main(void)
 	char dir[] = "/tmp/pc-tracefile-XXXXXX";
 	CHECK(mkdtemp(dir) != NULL);
 	test_kinds(dir);
+	test_zip_kinds(dir);
 	test_names();
 	test_claim(dir);
 	rm_rf(dir);
