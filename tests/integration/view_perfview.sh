@@ -122,11 +122,13 @@ source "$TEST_SRCDIR/workloads/dotnet/testlib.sh"
 need_dotnet_app
 need_dotnet_trace
 
-# run_app NAME: the app in perfview mode, its work started once $go exists.
+# run_app [ENV=VALUE...]: the app in perfview mode, its work started once $go exists; it
+# exits once $stop exists (a collection reads its JIT maps through the live process).
 run_app() {
 	app_n=$((app_n + 1))
 	go=$T/go$app_n
-	env DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 "$@" "${DOTNET_CMD[@]}" "$DLL" perfview "$go" 2 \
+	stop=$T/stop$app_n
+	env DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 "$@" "${DOTNET_CMD[@]}" "$DLL" perfview "$go" 2 "$stop" \
 		>"$T/app$app_n.out" 2>&1 &
 	APP_PID=$!
 	APP_OUT=$T/app$app_n.out
@@ -167,6 +169,7 @@ dt=$!
 wait_until 30 grep -q "Output File" dt.out || { cat dt.out; fail "dotnet-trace did not start"; }
 touch "$go"
 wait_until 60 grep -q '^done' "$APP_OUT" || fail "the app did not finish: $(cat "$APP_OUT")"
+touch "$stop" # dotnet-trace stops when the app exits
 wait "$dt"
 wait "$APP_PID"
 check "dotnet-trace wrote its file" test -s dt.nettrace
@@ -189,6 +192,7 @@ touch "$go"
 wait_until 60 grep -q '^done' "$APP_OUT" || fail "the app did not finish: $(cat "$APP_OUT")"
 kill -INT "$collector"
 wait "$collector"
+touch "$stop"
 wait "$APP_PID"
 check "collect wrote ours.trace.zip" test -s ours.trace.zip
 truths collect ours.trace.zip

@@ -11,10 +11,12 @@
 //                                 mixed work each (see Bench); print "elapsed_ms N cpu_ms N"
 //   pc-dotnet-app storm GO SECONDS wait for file GO, then throw and catch exceptions as fast
 //                                 as it can for SECONDS; print "thrown N"
-//   pc-dotnet-app perfview GO SECONDS  wait for file GO, then do what each of view's .NET
-//                                 views must find (see Profiled): allocate Widgets, throw
-//                                 AppErrorC, contend on a lock, spin in Profiled.Hot; print
-//                                 its own counts; then exit
+//   pc-dotnet-app perfview GO SECONDS [STOP]  wait for file GO, then do what each of
+//                                 view's .NET views must find (see Profiled): allocate
+//                                 Widgets, throw AppErrorC, contend on a lock, spin in
+//                                 Profiled.Hot; print its own counts; then exit (once file
+//                                 STOP exists, if given: a collection reads the JIT maps
+//                                 through the live process when it stops)
 //
 // It prints "ready <pid>" once its hot methods have been JIT-compiled and run, so a test
 // can wait for that line instead of sleeping.  The hot path is the app's own code
@@ -417,7 +419,7 @@ namespace PcDotnetApp
 			return acc;
 		}
 
-		public static int Run(string go, double seconds)
+		public static int Run(string go, double seconds, string stop)
 		{
 			Console.WriteLine("ready " + Environment.ProcessId);
 			Console.Out.Flush();
@@ -448,6 +450,9 @@ namespace PcDotnetApp
 			Console.WriteLine("contention " + (Monitor.LockContentionCount - contention0));
 			Console.WriteLine("done " + (sum & 1));
 			Console.Out.Flush();
+			// Bounded: a test that dies leaves no app behind for long.
+			for (int i = 0; stop != null && !File.Exists(stop) && i < 12000; i++)
+				Thread.Sleep(10);
 			return 0;
 		}
 	}
@@ -465,8 +470,9 @@ namespace PcDotnetApp
 			}
 			if (args.Length == 3 && args[0] == "bench")
 				return Bench.Run(args[1], int.Parse(args[2], CultureInfo.InvariantCulture));
-			if (args.Length == 3 && args[0] == "perfview")
-				return Profiled.Run(args[1], double.Parse(args[2], CultureInfo.InvariantCulture));
+			if ((args.Length == 3 || args.Length == 4) && args[0] == "perfview")
+				return Profiled.Run(args[1], double.Parse(args[2], CultureInfo.InvariantCulture),
+						    args.Length == 4 ? args[3] : null);
 			if (args.Length == 3 && args[0] == "storm")
 				return Bench.Storm(args[1], double.Parse(args[2], CultureInfo.InvariantCulture));
 			double seconds = 5;
