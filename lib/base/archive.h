@@ -12,6 +12,7 @@
 #ifndef PC_ARCHIVE_H
 #define PC_ARCHIVE_H
 
+#include "tracefile.h"
 #include "util.h"
 
 struct archive_writer;
@@ -42,6 +43,9 @@ const char *archive_reader_name(const struct archive_reader *r, size_t i);
 uint64_t archive_reader_size(const struct archive_reader *r, size_t i);
 /* Index of the entry whose name is `name`, or whose name ends in "/" + name; -1 if none. */
 long archive_reader_find(const struct archive_reader *r, const char *name);
+/* What the zip is by its entries: TRACEFILE_NETTRACE_ZIP when it holds NetTrace files and no
+ * perf.data(.txt), else TRACEFILE_ZIP. */
+enum tracefile_kind archive_reader_kind(const struct archive_reader *r);
 /* Streams entry i: returns a FILE* reading its uncompressed bytes (fopencookie). */
 FILE *archive_reader_open_entry(struct archive_reader *r, size_t i);
 /* Extracts every entry under dest_dir (used by merge on a .trace.zip). */

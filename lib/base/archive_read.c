@@ -59,6 +59,17 @@ size_t archive_reader_count(const struct archive_reader *r)
 	return r->count;
 }
 
+enum tracefile_kind archive_reader_kind(const struct archive_reader *r)
+{
+	if (archive_reader_find(r, "perf.data.txt") >= 0 ||
+	    archive_reader_find(r, "perf.data") >= 0)
+		return TRACEFILE_ZIP;
+	for (size_t i = 0; i < archive_reader_count(r); i++)
+		if (tracefile_is_nettrace_name(archive_reader_name(r, i)))
+			return TRACEFILE_NETTRACE_ZIP;
+	return TRACEFILE_ZIP;
+}
+
 const char *archive_reader_name(const struct archive_reader *r, size_t i)
 {
 	const char *n = zip_get_name(r->zip, i, ZIP_FL_ENC_GUESS);

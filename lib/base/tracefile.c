@@ -1,6 +1,5 @@
 /* tracefile: see tracefile.h. */
 #include "tracefile.h"
-#include "archive.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,27 +32,6 @@ enum tracefile_kind tracefile_kind_of(const void *head, size_t len)
 	return TRACEFILE_OTHER;
 }
 
-enum tracefile_kind tracefile_zip_kind(const struct archive_reader *zip)
-{
-	if (archive_reader_find(zip, "perf.data.txt") >= 0 ||
-	    archive_reader_find(zip, "perf.data") >= 0)
-		return TRACEFILE_ZIP;
-	for (size_t i = 0; i < archive_reader_count(zip); i++)
-		if (tracefile_is_nettrace_name(archive_reader_name(zip, i)))
-			return TRACEFILE_NETTRACE_ZIP;
-	return TRACEFILE_ZIP;
-}
-
-/* A regular zip's kind by its entries; one libzip cannot read stays TRACEFILE_ZIP (its
- * reader says what is wrong with it). */
-static enum tracefile_kind zip_kind_at(const char *path)
-{
-	struct archive_reader *zip = archive_reader_open(path);
-	enum tracefile_kind kind = zip ? tracefile_zip_kind(zip) : TRACEFILE_ZIP;
-	archive_reader_free(zip);
-	return kind;
-}
-
 int tracefile_classify(const char *path, enum tracefile_kind *kind)
 {
 	struct stat st;
@@ -77,8 +55,6 @@ int tracefile_classify(const char *path, enum tracefile_kind *kind)
 		return pc_err_errno("cannot read %s", path);
 	}
 	*kind = tracefile_kind_of(head, (size_t)n);
-	if (*kind == TRACEFILE_ZIP && S_ISREG(st.st_mode))
-		*kind = zip_kind_at(path);
 	return 0;
 }
 

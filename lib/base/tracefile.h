@@ -26,19 +26,16 @@ enum tracefile_kind {
 	TRACEFILE_NETTRACE,  /* EventPipe's NetTrace format: "Nettrace" (versions 4 to 6), or a
 			      * .netperf's FastSerialization header (version 3) */
 	/* A zip of NetTrace files without perf.data.txt or perf.data (PerfView's test inputs,
-	 * a .nettrace zipped to be sent): told from a trace.zip by its entries. */
+	 * a .nettrace zipped to be sent): told from a trace.zip by its entries, once open
+	 * (archive_reader_kind(), archive.h). */
 	TRACEFILE_NETTRACE_ZIP,
 };
-
-struct archive_reader;
 
 /* What the first len bytes of a file say it is (never TRACEFILE_DIR; a zip is
  * TRACEFILE_ZIP, whatever it holds). */
 enum tracefile_kind tracefile_kind_of(const void *head, size_t len);
-/* What an open zip is by its entries: TRACEFILE_NETTRACE_ZIP or TRACEFILE_ZIP. */
-enum tracefile_kind tracefile_zip_kind(const struct archive_reader *zip);
 /* What path is: a directory, or a file by its first bytes (read without blocking on a
- * FIFO), a regular zip by its entries.  -1 with pc_err() when it cannot be opened. */
+ * FIFO).  -1 with pc_err() when it cannot be opened. */
 int tracefile_classify(const char *path, enum tracefile_kind *kind);
 
 /* Is name (a path or an archive's entry) a NetTrace file's: "*.nettrace" or "*.netperf"? */

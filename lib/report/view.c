@@ -186,7 +186,7 @@ static void add_nettrace(struct view *v, FILE *f, const char *name)
  * files beside its perf.data. */
 static void read_runtime_zip(struct view *v, struct archive_reader *zip)
 {
-	bool alone = tracefile_zip_kind(zip) == TRACEFILE_NETTRACE_ZIP;
+	bool alone = archive_reader_kind(zip) == TRACEFILE_NETTRACE_ZIP;
 	for (size_t i = 0; i < archive_reader_count(zip); i++) {
 		const char *name = archive_reader_name(zip, i);
 		if (!tracefile_is_runtime_stream(name) &&
