@@ -10,6 +10,15 @@
 
 #define PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" little-endian */
 
+/* Our hybrid call stacks (collect -callgraph hybrid): each sample has the kernel's
+ * frame-pointer chain, the user registers and a small copy of the user stack.  Written as
+ * the kernel gives them, perf would unwind the copy itself and print its frames after the
+ * chain's, every user frame twice; so in perf.data the attr has PERF_SAMPLE_STACK_USER
+ * without PERF_SAMPLE_REGS_USER, and sample_regs_user still names the registers, whose
+ * values are the first words of each sample's stack data (its size and dyn_size count them
+ * too).  perf, which unwinds only with both, prints the chain as it always did; readers of
+ * this layout know it by that attr (perfdata_attr_regs_in_stack()). */
+
 struct perf_file_section {
 	uint64_t offset;
 	uint64_t size;

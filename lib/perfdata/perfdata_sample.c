@@ -1,5 +1,5 @@
-/* perfdata_sample: see perfdata_sample.h.  The fields after RAW are walked only to validate
- * the record. */
+/* perfdata_sample: see perfdata_sample.h.  Of the fields after RAW, the user registers and
+ * stack copy are returned; the rest are walked only to validate the record. */
 #include "perfdata_sample.h"
 #include "base/span.h"
 
@@ -32,17 +32,35 @@ static bool skip_read_values(struct span *b, uint64_t read_format)
 	return nr <= span_left(b) / 8 / per_value && skip_u64s(b, nr * per_value);
 }
 
-static bool skip_regs(struct span *b, uint64_t mask)
+/* Where the fields after RAW are in a record: the user registers' block (abi word and
+ * values) and the user stack's (size, bytes, dyn_size), as offsets from the header. */
+struct tail {
+	size_t regs_at, regs_len;   /* 0, 0: none */
+	size_t stack_at, stack_len; /* 0, 0: none */
+	uint64_t stack_size, dyn_size;
+};
+
+/* A register block (abi word and values); *values is NULL when the abi says none. */
+static bool regs_block(struct span *b, uint64_t mask, const uint8_t **values)
 {
+	*values = NULL;
 	uint64_t abi = span_u64(b);
-	return !b->bad &&
-	       (abi == PERF_SAMPLE_REGS_ABI_NONE || skip_u64s(b, __builtin_popcountll(mask)));
+	if (b->bad)
+		return false;
+	if (abi == PERF_SAMPLE_REGS_ABI_NONE)
+		return true;
+	*values = b->p + b->pos;
+	return skip_u64s(b, __builtin_popcountll(mask));
 }
 
-/* The fields after RAW: nothing of them is returned, but a record they overrun is bad. */
-static bool skip_tail_fields(struct span *b, const struct perf_event_attr *attr)
+/* The fields after RAW: the user registers and stack are kept, the rest only checked (a
+ * record they overrun is bad).  b's positions are offsets from the header's end. */
+static bool tail_fields(struct span *b, const struct perf_event_attr *attr, struct perf_sample *s,
+			struct tail *t)
 {
 	uint64_t type = attr->sample_type;
+	const size_t hdr = sizeof(struct perf_event_header);
+	memset(t, 0, sizeof(*t));
 	if (type & PERF_SAMPLE_BRANCH_STACK) {
 		uint64_t nr = span_u64(b);
 		if (attr->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
@@ -51,13 +69,44 @@ static bool skip_tail_fields(struct span *b, const struct perf_event_attr *attr)
 		if (nr > span_left(b) / 24 || !skip_u64s(b, nr * 3))
 			return false;
 	}
-	if ((type & PERF_SAMPLE_REGS_USER) && !skip_regs(b, attr->sample_regs_user))
-		return false;
+	if (type & PERF_SAMPLE_REGS_USER) {
+		const uint8_t *values;
+		t->regs_at = hdr + b->pos;
+		if (!regs_block(b, attr->sample_regs_user, &values))
+			return false;
+		t->regs_len = hdr + b->pos - t->regs_at;
+		if (values) {
+			s->user_regs = values;
+			s->user_regs_mask = attr->sample_regs_user;
+		}
+	}
 	if (type & PERF_SAMPLE_STACK_USER) {
-		uint64_t size = span_u64(b);
-		span_take(b, size);
-		if (size)
-			span_u64(b); /* dyn_size */
+		t->stack_at = hdr + b->pos;
+		t->stack_size = span_u64(b);
+		const uint8_t *data = span_take(b, t->stack_size);
+		if (b->bad)
+			return false;
+		if (t->stack_size) {
+			t->dyn_size = span_u64(b);
+			if (b->bad || t->dyn_size > t->stack_size)
+				return false;
+			s->user_stack = data;
+			s->user_stack_size = t->dyn_size;
+		}
+		t->stack_len = hdr + b->pos - t->stack_at;
+		/* our hybrid layout: the registers are the copy's first words */
+		size_t regs = (size_t)__builtin_popcountll(attr->sample_regs_user) * 8;
+		if (perfdata_attr_regs_in_stack(attr) && s->user_stack) {
+			if (s->user_stack_size < regs) {
+				s->user_stack = NULL;
+				s->user_stack_size = 0;
+			} else {
+				s->user_regs = s->user_stack;
+				s->user_regs_mask = attr->sample_regs_user;
+				s->user_stack += regs;
+				s->user_stack_size -= regs;
+			}
+		}
 	}
 	static const uint64_t plain_u64[] = {
 	    PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT,
@@ -67,8 +116,11 @@ static bool skip_tail_fields(struct span *b, const struct perf_event_attr *attr)
 	for (size_t i = 0; i < ARRAY_SIZE(plain_u64); i++)
 		if (type & plain_u64[i])
 			span_u64(b);
-	if ((type & PERF_SAMPLE_REGS_INTR) && !skip_regs(b, attr->sample_regs_intr))
-		return false;
+	if (type & PERF_SAMPLE_REGS_INTR) {
+		const uint8_t *values;
+		if (!regs_block(b, attr->sample_regs_intr, &values))
+			return false;
+	}
 	static const uint64_t more_u64[] = {
 	    PERF_SAMPLE_PHYS_ADDR,
 	    PERF_SAMPLE_CGROUP,
@@ -83,8 +135,77 @@ static bool skip_tail_fields(struct span *b, const struct perf_event_attr *attr)
 	return !b->bad;
 }
 
+bool perfdata_attr_regs_in_stack(const struct perf_event_attr *attr)
+{
+	return (attr->sample_type & PERF_SAMPLE_STACK_USER) &&
+	       !(attr->sample_type & PERF_SAMPLE_REGS_USER) && attr->sample_regs_user;
+}
+
+void perfdata_attr_fold_regs(struct perf_event_attr *attr)
+{
+	if ((attr->sample_type & PERF_SAMPLE_REGS_USER) &&
+	    (attr->sample_type & PERF_SAMPLE_STACK_USER))
+		attr->sample_type &= ~(uint64_t)PERF_SAMPLE_REGS_USER;
+}
+
+static int parse_sample(const struct perf_event_attr *attr, const struct perf_event_header *h,
+			struct perf_sample *s, struct tail *t);
+
+size_t perfdata_sample_pack_stack(const struct perf_event_attr *attr,
+				  const struct perf_event_header *h, bool fold_regs, void *out)
+{
+	struct perf_sample s;
+	struct tail t;
+	if (h->type != PERF_RECORD_SAMPLE || !(attr->sample_type & PERF_SAMPLE_STACK_USER) ||
+	    parse_sample(attr, h, &s, &t) < 0 || !t.stack_len)
+		return 0;
+	fold_regs = fold_regs && (attr->sample_type & PERF_SAMPLE_REGS_USER);
+	const uint8_t *rec = (const uint8_t *)h;
+	uint8_t *o = out;
+	/* everything up to the registers (or the stack, when they stay where they are) */
+	size_t head = fold_regs ? t.regs_at : t.stack_at;
+	memcpy(o, rec, head);
+	size_t n = head;
+	if (fold_regs && t.regs_at + t.regs_len < t.stack_at) { /* fields between (none today) */
+		memcpy(o + n, rec + t.regs_at + t.regs_len, t.stack_at - t.regs_at - t.regs_len);
+		n += t.stack_at - t.regs_at - t.regs_len;
+	}
+	size_t regs =
+	    fold_regs && s.user_regs ? (size_t)__builtin_popcountll(attr->sample_regs_user) * 8 : 0;
+	uint64_t dyn = s.user_stack ? s.user_stack_size : 0;
+	/* a copy without registers is of no use to the folded layout's readers: none */
+	if (fold_regs && !regs)
+		dyn = 0;
+	uint64_t size = dyn || regs ? regs + ((dyn + 7) & ~(uint64_t)7) : 0;
+	memcpy(o + n, &size, 8);
+	n += 8;
+	if (size) {
+		if (regs)
+			memcpy(o + n, s.user_regs, regs);
+		memcpy(o + n + regs, s.user_stack, dyn);
+		memset(o + n + regs + dyn, 0, size - regs - dyn);
+		n += size;
+		uint64_t dyn_size = regs + dyn;
+		memcpy(o + n, &dyn_size, 8);
+		n += 8;
+	}
+	size_t after = t.stack_at + t.stack_len;
+	memcpy(o + n, rec + after, h->size - after);
+	n += h->size - after;
+	struct perf_event_header *oh = out;
+	oh->size = (uint16_t)n;
+	return n;
+}
+
 int perfdata_parse_sample(const struct perf_event_attr *attr, const struct perf_event_header *h,
 			  struct perf_sample *s)
+{
+	struct tail t;
+	return parse_sample(attr, h, s, &t);
+}
+
+static int parse_sample(const struct perf_event_attr *attr, const struct perf_event_header *h,
+			struct perf_sample *s, struct tail *t)
 {
 	memset(s, 0, sizeof(*s));
 	s->pid = s->tid = s->cpu = UINT32_MAX;
@@ -131,7 +252,7 @@ int perfdata_parse_sample(const struct perf_event_attr *attr, const struct perf_
 		if (b.bad)
 			goto short_record;
 	}
-	if (!skip_tail_fields(&b, attr))
+	if (!tail_fields(&b, attr, s, t))
 		goto short_record;
 	return 0;
 

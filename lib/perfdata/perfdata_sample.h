@@ -28,6 +28,15 @@ struct perf_sample {
 	uint32_t raw_size;
 	const void *raw_data; /* PERF_SAMPLE_RAW: tracepoint payload */
 	uint16_t cpumode;     /* header.misc & PERF_RECORD_MISC_CPUMODE_MASK */
+	/* The user-space registers (PERF_SAMPLE_REGS_USER, or where our hybrid layout keeps them:
+	 * perf_abi.h): one value per bit of user_regs_mask, in perf's register order; NULL when
+	 * the sample has none (a kernel thread, or not recorded).  May be unaligned. */
+	const void *user_regs;
+	uint64_t user_regs_mask;
+	/* PERF_SAMPLE_STACK_USER: the bytes that were copied from the user stack pointer up
+	 * (its dyn_size); NULL and 0 when none. */
+	const uint8_t *user_stack;
+	uint64_t user_stack_size;
 };
 
 /* sample_id_all trailer of non-sample records (pid/tid/time/cpu as available). */
@@ -43,6 +52,18 @@ int perfdata_parse_sample(const struct perf_event_attr *attr, const struct perf_
 			  struct perf_sample *s);
 int perfdata_parse_sample_id(const struct perf_event_attr *attr, const struct perf_event_header *h,
 			     struct perf_sample_id *id);
+/* Whether attr is of perf_abi.h's hybrid layout (the user registers in front of each
+ * sample's stack copy). */
+bool perfdata_attr_regs_in_stack(const struct perf_event_attr *attr);
+/* The attr perf.data gives an event the kernel samples with both PERF_SAMPLE_REGS_USER and
+ * PERF_SAMPLE_STACK_USER, written in the hybrid layout: the same without REGS_USER. */
+void perfdata_attr_fold_regs(struct perf_event_attr *attr);
+/* A sample of attr (as the kernel wrote it) rewritten for perf.data into out (h->size bytes
+ * at most): its stack copy cut to the bytes the kernel copied (dyn_size; the kernel pads it
+ * to the size asked for), and with fold_regs in the hybrid layout.  Returns the new size; 0
+ * when h is no sample with a stack copy (it is written as it is). */
+size_t perfdata_sample_pack_stack(const struct perf_event_attr *attr,
+				  const struct perf_event_header *h, bool fold_regs, void *out);
 /* The event id a record carries (PERF_SAMPLE_IDENTIFIER, else PERF_SAMPLE_ID where attr's
  * layout puts it: from the start of a sample, from the end of other records' trailer).
  * -1 when attr gives the record no id. */
