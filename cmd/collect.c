@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "collect/collect.h"
 #include "collect/collect_bg.h"
+#include "collect/collect_events.h"
 #include "commands.h"
 #include "dotnet/eventpipe_events.h"
 
@@ -26,21 +27,26 @@ static void usage(FILE *f, const char *cmd, const struct cli_opt *opts)
 			"$XDG_RUNTIME_DIR/perfcollect-c, until then.\n\noptions:\n");
 	else
 		fprintf(
-		    f, "usage: perfcollect-c collect <name> [options]\n\n"
-		       "Records CPU samples (cpu-clock, 1000 Hz, user and kernel call stacks) "
-		       "until Ctrl+C,\nSIGTERM, -collectsec or the -pid target's exit, then writes "
-		       "<name>.trace.zip\nand <name>.nettrace (see -format).\n-threadtime and "
-		       "-offcpu add the sched_switch, "
-		       "sched_stat_sleep and sched_process_exit\ntracepoints (mounting tracefs if "
-		       "needed); -offcpu records them instead of CPU samples.  With -pid the\n"
-		       "switches to its threads from other tasks are recorded too, so each wait "
-		       "ends where it ends.\n\n"
-		       "The .NET runtime's own events (GC, JIT, loader, exceptions, contention, "
-		       "threading)\nare recorded over EventPipe from every .NET process traced, as "
-		       "perfcollect's LTTng\nevents were: -events, -rawevents, -gccollectonly, "
-		       "-gconly, -gcwithheap choose\nthem as perfcollect does (the -gc* options "
-		       "record no CPU samples); -providers adds\nany EventSource; -nodotnetevents "
-		       "turns them off.\n\noptions:\n");
+		    f,
+		    "usage: perfcollect-c collect <name> [options]\n\n"
+		    "Records CPU samples (cpu-clock, 1000 Hz, user and kernel call stacks) "
+		    "until Ctrl+C,\nSIGTERM, -collectsec or the -pid target's exit, then writes "
+		    "<name>.trace.zip\nand <name>.nettrace (see -format).  Call stacks are the "
+		    "kernel's frame-pointer chain,\nmended where it crosses code without frame "
+		    "pointers (libc, most distribution libraries)\nfrom the user registers and a "
+		    "small copy of the user stack taken with each sample\n(-callgraph).\n"
+		    "-threadtime and "
+		    "-offcpu add the sched_switch, "
+		    "sched_stat_sleep and sched_process_exit\ntracepoints (mounting tracefs if "
+		    "needed); -offcpu records them instead of CPU samples.  With -pid the\n"
+		    "switches to its threads from other tasks are recorded too, so each wait "
+		    "ends where it ends.\n\n"
+		    "The .NET runtime's own events (GC, JIT, loader, exceptions, contention, "
+		    "threading)\nare recorded over EventPipe from every .NET process traced, as "
+		    "perfcollect's LTTng\nevents were: -events, -rawevents, -gccollectonly, "
+		    "-gconly, -gcwithheap choose\nthem as perfcollect does (the -gc* options "
+		    "record no CPU samples); -providers adds\nany EventSource; -nodotnetevents "
+		    "turns them off.\n\noptions:\n");
 	cli_print_options(f, opts);
 	fprintf(f,
 		"\nperfcollect's view options (-processfilter, -graphtype, -viewer perf|lttng, "
@@ -92,7 +98,7 @@ static int collect_command(const char *cmd, int argc, char **argv, struct cli_sy
 {
 	struct collect_opts o = {.pid = -1};
 	const char *outdir = NULL, *buffersize = NULL, *format = NULL, *collectsec = NULL,
-		   *pid = NULL;
+		   *pid = NULL, *callgraph = NULL;
 	bool verbose = false;
 	struct dotnet_events_opts eo = {.set = DOTNET_EVENTS_DEFAULT};
 	bool nolttng = false, noperf = false, gccollectonly = false, gconly = false,
@@ -107,6 +113,10 @@ static int collect_command(const char *cmd, int argc, char **argv, struct cli_sy
 	    {"buffersize", 0, CLI_STR, &buffersize, "N|SIZE",
 	     "ring buffer per CPU: N pages, or N[B|K|M|G] bytes (default 1M; 512K unprivileged, as "
 	     "perf)"},
+	    {"callgraph", 0, CLI_STR, &callgraph, "MODE",
+	     "call stacks: hybrid (default: frame pointers, mended from a 2K copy of the user "
+	     "stack where code has none), fp (frame pointers alone), dwarf[,SIZE] (perf's: an 8K "
+	     "copy, unwound after); hybrid,SIZE sets the copy"},
 	    {"threadtime", 0, CLI_FLAG, &o.threadtime, NULL,
 	     "also context switches (sched tracepoints) with stacks: on- and off-CPU time"},
 	    {"offcpu", 0, CLI_FLAG, &o.offcpu, NULL,
@@ -185,6 +195,10 @@ static int collect_command(const char *cmd, int argc, char **argv, struct cli_sy
 	if (verbose && !strcmp(cmd, "start"))
 		fprintf(stderr, "perfcollect-c start: records what collect records (perfcollect's "
 				"start recorded its LTTng events only, no CPU samples)\n");
+	if (callgraph && callgraph_parse(callgraph, &o.callgraph) < 0) {
+		fprintf(stderr, "perfcollect-c %s: %s\n", cmd, pc_strerror());
+		return 2;
+	}
 	if (buffersize && parse_buffersize(buffersize, &o.buffersize) < 0) {
 		fprintf(stderr, "perfcollect-c %s: -buffersize: %s\n", cmd, pc_strerror());
 		return 2;

@@ -80,6 +80,8 @@ struct collector {
 	int lock_fd;	     /* on trace_dir, while we write it */
 	uint64_t enabled_ns; /* when the sampling events started counting */
 	uint64_t samples, lost, records;
+	uint64_t stack_bytes_in, stack_bytes_out; /* samples with a stack copy: kernel's, written */
+	uint8_t *packed;			  /* a sample rewritten for perf.data */
 	bool write_failed;
 	struct build_id_ctx bids;
 	/* Exits seen: [0, ready) two drain passes ago or more, the rest since. */
@@ -139,22 +141,23 @@ static long sample_event(struct collector *c, const struct perf_event_header *h)
 	return hit ? (long)hit->event : -1;
 }
 
-/* Counts a sample per event and marks the maps its ips fall in, for the build-id feature. */
-static void mark_hits(struct collector *c, const struct perf_event_header *h)
+/* Counts a sample per event and marks the maps its ips fall in, for the build-id feature.
+ * Returns its event, -1 when none. */
+static long mark_hits(struct collector *c, const struct perf_event_header *h)
 {
 	long e = sample_event(c, h);
 	if (e < 0)
-		return;
+		return -1;
 	c->event_samples[e]++;
 	struct perf_sample s;
 	if (perfdata_parse_sample(&c->events[e].attr, h, &s) < 0)
-		return;
+		return e;
 	bool kernel = s.cpumode == PERF_RECORD_MISC_KERNEL;
 	if (!s.nr_callchain) {
 		struct map *m = machine_find_map(c->machine, s.pid, s.ip, kernel);
 		if (m)
 			m->hit = true;
-		return;
+		return e;
 	}
 	for (uint64_t i = 0; i < s.nr_callchain; i++) {
 		uint64_t ip = s.callchain[i];
@@ -169,6 +172,7 @@ static void mark_hits(struct collector *c, const struct perf_event_header *h)
 		if (m)
 			m->hit = true;
 	}
+	return e;
 }
 
 static void feed_machine(struct collector *c, const struct perf_event_header *h)
@@ -190,6 +194,23 @@ static int write_record(struct collector *c, const struct perf_event_header *h)
 		return -1;
 	}
 	return 0;
+}
+
+/* A sample with a copy of the user stack goes to perf.data with the copy cut to what the
+ * kernel copied, and in hybrid mode with the registers in front of it (perf_abi.h). */
+static int write_sample(struct collector *c, const struct perf_event_header *h, long e)
+{
+	if (e < 0 || !(c->events[e].attr.sample_type & PERF_SAMPLE_STACK_USER))
+		return write_record(c, h);
+	if (!c->packed)
+		c->packed = xmalloc(UINT16_MAX + 1);
+	bool fold = c->o->callgraph.mode == CALLGRAPH_HYBRID;
+	size_t n = perfdata_sample_pack_stack(&c->events[e].attr, h, fold, c->packed);
+	if (!n)
+		return write_record(c, h);
+	c->stack_bytes_in += h->size;
+	c->stack_bytes_out += n;
+	return write_record(c, (const struct perf_event_header *)c->packed);
 }
 
 static int on_synth(void *arg, const struct perf_event_header *h)
@@ -247,8 +268,7 @@ static int on_record(void *arg, const struct perf_event_header *h, int cpu)
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		c->samples++;
-		mark_hits(c, h);
-		break;
+		return write_sample(c, h, mark_hits(c, h));
 	case PERF_RECORD_LOST:
 		/* { u64 id; u64 lost; } */
 		if (h->size >= sizeof(*h) + 16) {
@@ -376,10 +396,11 @@ static void log_start(struct collector *c)
 	log_info("command line: %s", cmdline);
 	free(cmdline);
 	log_info("options: target %s, collectsec %g (0: until stopped), freq %ld (0: 1000), "
-		 "buffersize %" PRIu64
-		 " (0: default), threadtime %d, offcpu %d, hwevents %d, system %d, dotnet ipc %s, "
-		 "outdir %s",
+		 "buffersize %" PRIu64 " (0: default), callgraph %s (user stack copy %" PRIu32
+		 " bytes), threadtime %d, "
+		 "offcpu %d, hwevents %d, system %d, dotnet ipc %s, outdir %s",
 		 c->pid > 0 ? "one process" : "all CPUs", o->collectsec, o->freq, o->buffersize,
+		 callgraph_name(o->callgraph.mode), callgraph_stack_bytes(&o->callgraph),
 		 o->threadtime, o->offcpu, o->hwevents, o->system, o->no_dotnet_ipc ? "off" : "on",
 		 o->outdir ? o->outdir : ".");
 	for (size_t i = 0; i < o->nnotes; i++)
@@ -428,8 +449,10 @@ static int open_file(struct collector *c)
 	for (size_t e = 0; e < c->nevents; e++) {
 		size_t n;
 		const uint64_t *ids = recorder_event_ids(c->rec, e, &n);
-		if (perfdata_writer_add_attr(c->w, &c->events[e].attr, c->events[e].name, ids, n) <
-		    0)
+		struct perf_event_attr attr = c->events[e].attr;
+		if (c->o->callgraph.mode == CALLGRAPH_HYBRID)
+			perfdata_attr_fold_regs(&attr);
+		if (perfdata_writer_add_attr(c->w, &attr, c->events[e].name, ids, n) < 0)
 			return -1;
 	}
 	/* Streamed: a killed collector loses at most the last second, and every flush leaves
@@ -460,7 +483,8 @@ static int synthesize(struct collector *c, const char *kallsyms)
 			  .id = nids ? ids[0] : 0,
 			  .emit = on_synth,
 			  .arg = c,
-			  .kallsyms_path = kallsyms};
+			  .kallsyms_path = kallsyms,
+			  .data_maps = c->o->callgraph.mode == CALLGRAPH_DWARF};
 	uint64_t t0 = monotonic_ns();
 	/* User space only (the paranoid fallback): no kernel map to describe. */
 	bool kernel = !c->events[0].attr.exclude_kernel;
@@ -525,6 +549,11 @@ static int finish_file(struct collector *c)
 	if (rc == 0)
 		log_info("perf.data: %.1f MB of records in %.1f MB (zstd level %d)", raw / 1e6,
 			 file / 1e6, PERF_DATA_ZSTD_LEVEL);
+	if (c->stack_bytes_in)
+		log_info("call stacks %s: samples with a stack copy %.1f MB as the kernel wrote "
+			 "them, %.1f MB cut to what it copied",
+			 callgraph_name(c->o->callgraph.mode), c->stack_bytes_in / 1e6,
+			 c->stack_bytes_out / 1e6);
 	return rc;
 }
 
@@ -540,6 +569,7 @@ static void collector_free(struct collector *c)
 	if (c->lock_fd >= 0)
 		close(c->lock_fd);
 	collect_events_release(&c->set);
+	free(c->packed);
 	free(c->ids);
 	free(c->event_samples);
 	free(c->trace_dir);

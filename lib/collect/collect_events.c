@@ -4,14 +4,99 @@
 #include "base/proc.h"
 #include "record/tracepoints.h"
 #include "record/tracefs.h"
+#include "unwind/unwind.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define DEFAULT_FREQ 1000 /* perfcollect's */
+/* The copy of the user stack per sample.  hybrid: HYBRID_STACK (see bench/README.md's
+ * "Call stacks" for the measurement it comes from); dwarf: perf's default. */
+#define HYBRID_STACK	2048
+#define DWARF_STACK	8192
+#define MAX_STACK_BYTES 65528 /* the kernel's limit (u16, 8-aligned) */
+
+static const char *const callgraph_names[] = {
+    [CALLGRAPH_HYBRID] = "hybrid",
+    [CALLGRAPH_FP] = "fp",
+    [CALLGRAPH_DWARF] = "dwarf",
+};
+
+const char *callgraph_name(enum callgraph_mode mode)
+{
+	return mode < ARRAY_SIZE(callgraph_names) ? callgraph_names[mode] : "?";
+}
+
+int callgraph_parse(const char *s, struct callgraph *out)
+{
+	memset(out, 0, sizeof(*out));
+	size_t len = strcspn(s, ",");
+	size_t m = 0;
+	while (m < ARRAY_SIZE(callgraph_names) &&
+	       (strlen(callgraph_names[m]) != len || strncasecmp(s, callgraph_names[m], len)))
+		m++;
+	if (m == ARRAY_SIZE(callgraph_names))
+		return pc_err("-callgraph '%s': choose fp, hybrid (the default) or dwarf, with a "
+			      "stack size after a comma for the last two (dwarf,16K)",
+			      s);
+	out->mode = (enum callgraph_mode)m;
+	if (!s[len])
+		return 0;
+	uint64_t bytes;
+	if (out->mode == CALLGRAPH_FP)
+		return pc_err("-callgraph fp records no stack copy: drop ',%s'", s + len + 1);
+	if (parse_size(s + len + 1, &bytes) < 0 || !bytes || bytes > MAX_STACK_BYTES)
+		return pc_err("-callgraph %s: '%s' is not a stack size from 8 bytes to 64K "
+			      "(bytes; K allowed)",
+			      callgraph_names[m], s + len + 1);
+	out->stack_bytes = (uint32_t)((bytes + 7) & ~7ull);
+	if (out->stack_bytes > MAX_STACK_BYTES)
+		out->stack_bytes = MAX_STACK_BYTES;
+	return 0;
+}
+
+uint32_t callgraph_stack_bytes(const struct callgraph *cg)
+{
+	if (cg->mode == CALLGRAPH_FP)
+		return 0;
+	if (cg->stack_bytes)
+		return cg->stack_bytes;
+	return cg->mode == CALLGRAPH_DWARF ? DWARF_STACK : HYBRID_STACK;
+}
+
+/* The user registers and stack copy the call-graph mode asks for, on every event that has
+ * call stacks.  hybrid keeps the kernel's chain of user frames; dwarf has none (perf's
+ * layout: the copy is unwound instead). */
+static void apply_callgraph(struct collect_events *ce, const struct callgraph *cg)
+{
+#ifndef __x86_64__
+	if (cg->mode != CALLGRAPH_FP) {
+		add_note(ce, true,
+			 xasprintf("-callgraph %s: only on x86-64 here; frame pointers alone",
+				   callgraph_name(cg->mode)));
+		return;
+	}
+#endif
+	if (cg->mode == CALLGRAPH_FP)
+		return;
+	for (size_t i = 0; i < ce->nevents; i++) {
+		struct perf_event_attr *a = &ce->events[i].attr;
+		if (!(a->sample_type & PERF_SAMPLE_CALLCHAIN))
+			continue;
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_stack_user = callgraph_stack_bytes(cg);
+		if (cg->mode == CALLGRAPH_DWARF) {
+			a->sample_regs_user = UNWIND_PERF_REGS_ALL;
+			a->exclude_callchain_user = 1;
+		} else {
+			a->sample_regs_user = UNWIND_PERF_REGS_HYBRID;
+		}
+	}
+}
 
 static void add_note(struct collect_events *ce, bool warn, char *text)
 {
@@ -267,6 +352,7 @@ int collect_events_build(struct collect_events *ce, const struct collect_opts *o
 		collect_events_release(ce);
 		return -1;
 	}
+	apply_callgraph(ce, &o->callgraph);
 	if (!ce->nevents) { /* not reached: -offcpu has sched_switch or failed above */
 		collect_events_release(ce);
 		return pc_err("no event to record");
@@ -285,6 +371,8 @@ int collect_events_build(struct collect_events *ce, const struct collect_opts *o
 		sb = &dummy->attr;
 	}
 	add_side_band(sb, tracepoints);
+	/* perf's unwinder reads each file's .eh_frame_hdr through its data mapping */
+	sb->mmap_data = o->callgraph.mode == CALLGRAPH_DWARF;
 	return 0;
 }
 

@@ -10,7 +10,9 @@
  *   no_cpu_samples (-gccollectonly, -gconly, -gcwithheap) only a dummy event: no samples,
  *                  the processes' names and maps for the .NET runtime events
  *
- * Every event samples user+kernel frame-pointer call stacks with the same sample_id layout
+ * Every event samples user+kernel call stacks (-callgraph: the frame-pointer chain, with the
+ * user registers and a copy of the top of the user stack in hybrid and dwarf modes) with the
+ * same sample_id layout
  * (PERF_SAMPLE_IDENTIFIER, TID, TIME, CPU), so any record names its event and any
  * trailer parses with any attr.  The first event alone tracks mmap/comm/task, as perf's
  * first event does.  With tracepoints, when recording one process, a per-task sched_switch
@@ -49,6 +51,13 @@ struct collect_events {
 	struct collect_events_note *notes;
 	size_t nnotes;
 };
+
+/* -callgraph: "fp", "hybrid[,SIZE]", "dwarf[,SIZE]" (SIZE in bytes, K allowed; rounded up to
+ * 8, at most 65528 as the kernel takes it).  -1 with pc_err() when it is none of those. */
+int callgraph_parse(const char *s, struct callgraph *out);
+/* The copy's size in bytes (the mode's default when none was given; 0 for fp). */
+uint32_t callgraph_stack_bytes(const struct callgraph *cg);
+const char *callgraph_name(enum callgraph_mode mode);
 
 /* Fills ce for o; one_process: recording -pid (per-task events).  -1 with pc_err() when a
  * required part is missing (tracefs, sched:sched_switch). */

@@ -8,6 +8,19 @@
 #include "dotnet/eventpipe_session.h"
 #include "postprocess/postprocess.h"
 
+/* How call stacks are recorded (-callgraph). */
+enum callgraph_mode {
+	CALLGRAPH_HYBRID, /* the frame-pointer chain, the user registers and a small copy of the
+			     user stack: frames without a frame pointer unwound from it */
+	CALLGRAPH_FP,	  /* the frame-pointer chain alone */
+	CALLGRAPH_DWARF,  /* perf --call-graph dwarf: every register and a big copy */
+};
+
+struct callgraph {
+	enum callgraph_mode mode;
+	uint32_t stack_bytes; /* the copy of the user stack per sample; 0: the mode's default */
+};
+
 struct collect_opts {
 	const char *name;    /* <name>.trace.zip */
 	const char *outdir;  /* where the zip goes (default ".") */
@@ -15,6 +28,7 @@ struct collect_opts {
 	double collectsec;   /* seconds, fractions allowed; 0: until stopped */
 	long freq;	     /* samples per second of each sampled event; 0: 1000 (perfcollect's) */
 	uint64_t buffersize; /* per ring buffer in bytes; 0: default */
+	struct callgraph callgraph;
 	bool threadtime, offcpu, hwevents, system;
 	bool no_dotnet_ipc; /* do not ask the .NET runtime to write perf maps */
 	/* The .NET runtime events to record over EventPipe (eventpipe_events.h); NULL: none. */

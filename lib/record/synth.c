@@ -201,13 +201,16 @@ int synth_kernel(struct synth *s)
 	return synth_modules(s);
 }
 
-/* One executable mapping into an MMAP2 record. */
+/* One mapping into an MMAP2 record. */
 static int synth_map(struct synth *s, pid_t pid, const struct proc_map *map)
 {
 	const char *name = map->path[0] ? map->path : "//anon";
 	const char *perms = map->perms;
-	uint32_t prot =
-	    (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
+	/* code, and with data_maps the readable rest, which perf record --call-graph dwarf
+	 * records (PERF_RECORD_MISC_MMAP_DATA) */
+	uint16_t misc = PERF_RECORD_MISC_USER | (perms[2] != 'x' ? PERF_RECORD_MISC_MMAP_DATA : 0);
+	uint32_t prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+			(perms[2] == 'x' ? PROT_EXEC : 0);
 	uint32_t flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
 
 	unsigned char buf[REC_MAX] __attribute__((aligned(8)));
@@ -224,16 +227,16 @@ static int synth_map(struct synth *s, pid_t pid, const struct proc_map *map)
 	memcpy(buf + n, pf, sizeof(pf)), n += sizeof(pf);
 	n = put_string(buf, n, name, PATH_MAX);
 	s->nmaps++;
-	return emit(s, buf, n, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
+	return emit(s, buf, n, PERF_RECORD_MMAP2, misc);
 }
 
 static int synth_maps(struct synth *s, pid_t pid)
 {
 	struct proc_maps *m = proc_maps_open(pid);
 	int rc = 0;
-	/* only code resolves frames, as perf without --data */
+	/* only code resolves frames, as perf without --data; with data_maps what can be read */
 	for (struct proc_map map; rc == 0 && m && proc_maps_next(m, &map);)
-		if (map.perms[2] == 'x')
+		if (map.perms[2] == 'x' || (s->data_maps && map.perms[0] == 'r'))
 			rc = synth_map(s, pid, &map);
 	proc_maps_close(m); /* none: exited meanwhile */
 	return rc;

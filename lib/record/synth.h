@@ -28,14 +28,17 @@ struct synth {
 	/* Where to look up _text/_etext: a copy of /proc/kallsyms is much faster to read than
 	 * the kernel's own file; NULL = /proc/kallsyms. */
 	const char *kallsyms_path;
+	/* Also the readable mappings without code (PERF_RECORD_MISC_MMAP_DATA), as perf record
+	 * --call-graph dwarf synthesizes them: its unwinder reads .eh_frame_hdr through them. */
+	bool data_maps;
 	/* counts, for the log */
 	uint64_t nthreads, nmaps;
 };
 
 /* The kernel map and the modules' maps. */
 int synth_kernel(struct synth *s);
-/* One process: FORK + COMM per thread, MMAP2 per executable mapping.  A process that
- * exits meanwhile is no error (returns 0). */
+/* One process: FORK + COMM per thread, MMAP2 per executable mapping (and data_maps).  A process
+ * that exits meanwhile is no error (returns 0). */
 int synth_process(struct synth *s, pid_t pid);
 /* Every process in /proc. */
 int synth_all_processes(struct synth *s);
