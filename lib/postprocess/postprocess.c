@@ -72,10 +72,17 @@ static void log_sample_type(const struct perfdata_evsel *ev)
 		snprintf(rate, sizeof(rate), "%" PRIu64 " Hz", (uint64_t)a->sample_freq);
 	else
 		snprintf(rate, sizeof(rate), "every %" PRIu64, (uint64_t)a->sample_period);
-	log_info("event %s: type %u config %#" PRIx64 ", sampled %s%s%s%s%s", ev->name, a->type,
+	char stack[96] = "";
+	if (a->sample_type & PERF_SAMPLE_STACK_USER)
+		snprintf(stack, sizeof(stack), ", user registers and stack copies of %u bytes%s",
+			 a->sample_stack_user,
+			 perfdata_attr_regs_in_stack(a) ? " (hybrid call stacks)" : "");
+	log_info("event %s: type %u config %#" PRIx64 ", sampled %s%s%s%s%s%s", ev->name, a->type,
 		 (uint64_t)a->config, rate,
-		 a->sample_type & PERF_SAMPLE_CALLCHAIN ? ", callchains" : "",
-		 a->sample_type & PERF_SAMPLE_CPU ? ", cpu" : ", no cpu",
+		 a->sample_type & PERF_SAMPLE_CALLCHAIN
+		     ? (a->exclude_callchain_user ? ", kernel callchains" : ", callchains")
+		     : "",
+		 stack, a->sample_type & PERF_SAMPLE_CPU ? ", cpu" : ", no cpu",
 		 a->sample_type & PERF_SAMPLE_RAW ? ", raw data" : "",
 		 a->exclude_kernel ? ", user only" : "");
 }
@@ -96,6 +103,19 @@ static void log_header(struct pass *p)
 	log_info("command line: %s", or_unknown(perfdata_reader_cmdline(r)));
 	for (size_t i = 0; i < p->nr_evsels; i++)
 		log_sample_type(perfdata_reader_evsel(r, i));
+}
+
+/* Whether samples carry user registers and stack copies to unwind (collect's hybrid and
+ * dwarf call stacks, perf record --call-graph dwarf). */
+static bool has_user_stacks(struct pass *p)
+{
+	for (size_t i = 0; i < p->nr_evsels; i++) {
+		const struct perf_event_attr *a = &perfdata_reader_evsel(p->reader, i)->attr;
+		if ((a->sample_type & PERF_SAMPLE_STACK_USER) &&
+		    ((a->sample_type & PERF_SAMPLE_REGS_USER) || perfdata_attr_regs_in_stack(a)))
+			return true;
+	}
+	return false;
 }
 
 static size_t evsel_index(struct pass *p, const struct perfdata_evsel *ev)
@@ -284,6 +304,15 @@ static void log_summary(struct pass *p)
 			 p->no_cpu_samples);
 	log_info("frames: %" PRIu64 ", unresolved: %" PRIu64 " (%.1f%%)", p->frames, p->unresolved,
 		 p->frames ? 100.0 * p->unresolved / p->frames : 0.0);
+	const struct symbolizer_unwind_stats *us = symbolizer_unwind_stats(p->sym);
+	if (us->samples)
+		log_info("call stacks unwound from user registers and stack copies: %" PRIu64
+			 " samples, %" PRIu64 " with callers the frame-pointer chain lacked; user "
+			 "frames %" PRIu64 " in the chains, %" PRIu64 " unwound; %" PRIu64
+			 " copies ended before the stack; unwind tables of %" PRIu64
+			 " files read in %.3f s",
+			 us->samples, us->mended, us->frames_in, us->frames_out, us->copy_short,
+			 us->tables, us->tables_ns / 1e9);
 	if (p->sf && (switch_fill_stats(p->sf)->ins || switch_fill_stats(p->sf)->outs))
 		log_info("sched_switch: %" PRIu64 " switch-ins and %" PRIu64
 			 " switch-outs the kernel's tracepoint did not record are written from its "
@@ -364,7 +393,8 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 	struct symbolizer_opts so = {.side_dir = o->trace_dir,
 				     .live = o->live,
 				     .symfs = o->symfs,
-				     .symbol_cache = o->symsrv ? o->symsrv->cache_dir : NULL};
+				     .symbol_cache = o->symsrv ? o->symsrv->cache_dir : NULL,
+				     .unwind = has_user_stacks(&p)};
 	p.sym = symbolizer_new(&so);
 	int ret = -1;
 	bool zip = o->format != FORMAT_NETTRACE;

@@ -20,7 +20,9 @@
 #include "dso.h"
 #include "kallsyms.h"
 #include "perfdata/buildid.h"
+#include "symbols_int.h"
 #include "symbols_jit.h"
+#include "unwind/unwind_tables.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,72 +39,6 @@
 
 static const char UNKNOWN[] = "[unknown]";
 static const char KERNEL_DSO[] = "[kernel.kallsyms]";
-
-enum map_class {
-	SF_FILE,     /* ELF file: symbols from its dso */
-	SF_ANON,     /* anonymous (or perf's no-dso) memory: JIT when executable */
-	SF_JIT_FILE, /* .NET images and W^X double mappings: JIT first, name of the file */
-};
-
-/* What a mapping resolves through; map->dso points at one of these. */
-struct symfile {
-	enum map_class cls;
-	struct dso *dso; /* SF_FILE; NULL when the file could not be read */
-	dev_t dev;
-	ino_t ino;
-};
-
-struct cached_frame {
-	uint64_t key_ip;
-	uint32_t key_pid;
-	uint32_t gen; /* 0 = empty */
-	struct frame f;
-};
-
-struct path_entry {
-	char *path; /* NULL: empty */
-	struct symfile *sf;
-};
-#define HTAB_NAME	    path_table
-#define HTAB_ENTRY	    struct path_entry
-#define HTAB_KEY	    const char *
-#define HTAB_EMPTY(e)	    (!(e)->path)
-#define HTAB_HASH(t, e)	    hash_str((e)->path)
-#define HTAB_MATCH(t, e, k) (!strcmp((e)->path, (k)))
-#define HTAB_MIN	    256
-#include "base/htab.h"
-
-/* A file of the recording's build-id table (symbolizer_prepare()). */
-struct recorded_file {
-	char *path;
-	uint8_t id[BUILDID_MAX];
-	uint8_t size;
-};
-
-struct symbolizer {
-	struct symbolizer_opts opts;
-	char *side_dir, *kallsyms_path, *symfs;
-	struct machine *m;
-	struct kallsyms *kallsyms;
-	bool kallsyms_tried;
-	struct symfile anon, jit_file, missing;
-	struct symfile **files; /* every ELF symfile, to free and to match by inode */
-	size_t nfiles, files_cap;
-	struct path_table paths; /* by path */
-	struct dso *vdso;
-	bool vdso_tried;
-	struct jit_procs *jit;
-	struct symcache *symcache;
-	struct recorded_file *recorded; /* sorted by path */
-	size_t nrecorded;
-	struct cached_frame *cache;
-	/* A cached frame is good while its process's maps are unchanged: each MMAP, FORK or
-	 * COMM of a process bumps its generation here (pids share a slot modulo the table,
-	 * which only invalidates more than needed; kernel frames use the slot of pid -1).
-	 * One counter for everything would empty the cache at every mmap of any process of a
-	 * system-wide trace, several times a millisecond. */
-	uint32_t *pid_gen;
-};
 
 /* A second after a process's last thread exited its maps go (machine_drop_exited): later
  * than any sample of it that the records' order can still bring. */
@@ -141,6 +77,8 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
 	s->symcache = symcache_new(o->symbol_cache);
 	s->opts.symbol_cache = NULL; /* not kept: symcache has its copy */
 	s->cache = xcalloc(FRAME_CACHE_SIZE, sizeof(*s->cache));
+	if (o->unwind)
+		s->memo = unwind_memo_new();
 	s->pid_gen = xmalloc(PID_GEN_SLOTS * sizeof(*s->pid_gen));
 	for (size_t i = 0; i < PID_GEN_SLOTS; i++)
 		s->pid_gen[i] = 1;
@@ -155,8 +93,13 @@ void symbolizer_free(struct symbolizer *s)
 	kallsyms_free(s->kallsyms);
 	for (size_t i = 0; i < s->nfiles; i++) {
 		dso_free(s->files[i]->dso);
+		unwind_tables_free(s->files[i]->ut);
+		free(s->files[i]->open_root);
+		free(s->files[i]->open_path);
 		free(s->files[i]);
 	}
+	unwind_tables_free(s->vdso_ut);
+	unwind_memo_free(s->memo);
 	free(s->files);
 	struct path_entry *pe;
 	for (size_t i = 0; (pe = path_table_each(&s->paths, &i));)
@@ -281,18 +224,48 @@ static void resolve_kernel(struct symbolizer *s, uint64_t ip, struct frame *f)
 
 /* The running kernel's vdso, read from our own address space (the same kernel wrote the
  * samples when we are the collector). */
-static struct dso *get_vdso(struct symbolizer *s)
+struct dso *symbols_vdso(struct symbolizer *s)
 {
 	if (s->vdso_tried)
 		return s->vdso;
 	s->vdso_tried = true;
 	struct proc_maps *m = proc_maps_open(0);
-	for (struct proc_map map; !s->vdso && m && proc_maps_next(m, &map);)
-		if (!strcmp(map.path, "[vdso]"))
-			s->vdso = dso_new_mem((const void *)(uintptr_t)map.start,
-					      map.end - map.start, "[vdso]");
+	for (struct proc_map map; !s->vdso && m && proc_maps_next(m, &map);) {
+		if (strcmp(map.path, "[vdso]"))
+			continue;
+		const void *image = (const void *)(uintptr_t)map.start;
+		s->vdso = dso_new_mem(image, map.end - map.start, "[vdso]");
+		if (s->opts.unwind)
+			s->vdso_ut = unwind_tables_new_mem(image, map.end - map.start);
+	}
 	proc_maps_close(m);
 	return s->vdso;
+}
+
+const struct unwind_tables *symbols_unwind_tables(struct symbolizer *s, struct symfile *sf)
+{
+	if (!sf || sf->ut_tried || !sf->open_path)
+		return sf ? sf->ut : NULL;
+	/* Read on first need: most files a trace names are only ever in the chains' part
+	 * beyond the copies, and some are big (node's .eh_frame is 2.7 MB). */
+	sf->ut_tried = true;
+	uint64_t t0 = monotonic_ns();
+	int fd = open_file_in_root(sf->open_root, sf->open_path);
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == sf->dev && st.st_ino == sf->ino) {
+		sf->ut = unwind_tables_new_fd(fd);
+		char what[64];
+		log_info("unwind tables: %s: %s", sf->open_path,
+			 unwind_tables_describe(sf->ut, what, sizeof(what)));
+	} else {
+		log_info("unwind tables: %s: not the file symbols were read from any more",
+			 sf->open_path);
+	}
+	if (fd >= 0)
+		close(fd);
+	s->us.tables++;
+	s->us.tables_ns += monotonic_ns() - t0;
+	return sf->ut;
 }
 
 /* Opens filename as process pid sees it (live: through /proc/<pid>/root, or where the host
@@ -341,7 +314,7 @@ static bool same_id(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
  * else the binary with that build-id from the symbol cache (*rootdir then NULL), else -1.
  * fd is the caller's no more. */
 static int recorded_build(struct symbolizer *s, int fd, const char *filename, char **rootdir,
-			  bool own)
+			  bool own, char **from_cache)
 {
 	const struct recorded_file *r = own ? NULL : recorded(s, filename);
 	if (!r)
@@ -366,13 +339,19 @@ static int recorded_build(struct symbolizer *s, int fd, const char *filename, ch
 		log_info("symbols: %s here is another build than the one recorded (build-id %s): "
 			 "not used",
 			 filename, hex);
-	free(cached);
+	if (cfd >= 0)
+		*from_cache = cached;
+	else
+		free(cached);
 	free(*rootdir);
 	*rootdir = NULL;
 	return cfd;
 }
 
-static struct symfile *file_symfile(struct symbolizer *s, uint32_t pid, const char *filename)
+/* An ELF file (cls SF_FILE: its symbols) or a .NET image (SF_JIT_FILE: named from the JIT
+ * side files, opened only for its unwind tables). */
+static struct symfile *file_symfile(struct symbolizer *s, uint32_t pid, const char *filename,
+				    enum map_class cls)
 {
 	char *path = s->opts.live ? xasprintf("/proc/%u/root%s", pid, filename) : xstrdup(filename);
 	const struct path_entry *known = path_table_find(&s->paths, path, hash_str(path));
@@ -381,10 +360,11 @@ static struct symfile *file_symfile(struct symbolizer *s, uint32_t pid, const ch
 		return known->sf;
 	}
 	struct symfile *sf = &s->missing;
-	char *rootdir;
+	char *rootdir, *from_cache = NULL;
 	bool own;
 	int fd = open_mapped_file(s, s->opts.live ? pid : 0, filename, &rootdir, &own);
-	fd = recorded_build(s, fd, filename, &rootdir, own);
+	if (cls == SF_FILE) /* a .NET image has no build-id */
+		fd = recorded_build(s, fd, filename, &rootdir, own, &from_cache);
 	struct stat st;
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
 		for (size_t i = 0; i < s->nfiles; i++) {
@@ -395,20 +375,30 @@ static struct symfile *file_symfile(struct symbolizer *s, uint32_t pid, const ch
 		}
 		if (sf == &s->missing) {
 			sf = xcalloc(1, sizeof(*sf));
-			sf->cls = SF_FILE;
+			sf->cls = cls;
 			sf->dev = st.st_dev;
 			sf->ino = st.st_ino;
-			sf->dso = dso_new_fd(fd, rootdir ? rootdir : "", filename, s->symcache);
+			if (cls == SF_FILE) {
+				sf->dso =
+				    dso_new_fd(fd, rootdir ? rootdir : "", filename, s->symcache);
+				log_info("symbols: %s: %zu from %s", filename,
+					 dso_nr_symbols(sf->dso), dso_symbol_source(sf->dso));
+			}
+			if (s->opts.unwind) { /* its unwind tables: read on first need */
+				sf->open_root = rootdir ? xstrdup(rootdir) : NULL;
+				sf->open_path = xstrdup(from_cache ? from_cache : filename);
+			}
 			grow_array((void **)&s->files, &s->files_cap, s->nfiles + 1,
 				   sizeof(*s->files));
 			s->files[s->nfiles++] = sf;
-			log_info("symbols: %s: %zu from %s", filename, dso_nr_symbols(sf->dso),
-				 dso_symbol_source(sf->dso));
 		}
 	}
 	if (fd >= 0)
 		close(fd);
 	free(rootdir);
+	free(from_cache);
+	if (sf == &s->missing && cls == SF_JIT_FILE)
+		sf = &s->jit_file; /* named all the same */
 	bool found;
 	*path_table_insert(&s->paths, path, hash_str(path), &found) =
 	    (struct path_entry){.path = path, .sf = sf};
@@ -495,7 +485,7 @@ static bool is_jit_file_name(const char *n)
 	return l > 4 && !strcasecmp(n + l - 4, ".dll");
 }
 
-static struct symfile *classify(struct symbolizer *s, uint32_t pid, struct map *map)
+struct symfile *symbols_classify(struct symbolizer *s, uint32_t pid, struct map *map)
 {
 	if (map->dso)
 		return map->dso;
@@ -504,11 +494,14 @@ static struct symfile *classify(struct symbolizer *s, uint32_t pid, struct map *
 	if ((map->flags & MAP_HUGETLB) || is_anon_name(n))
 		sf = &s->anon;
 	else if (is_jit_file_name(n))
-		sf = &s->jit_file;
+		/* a .NET image's own unwind info covers its ReadyToRun code */
+		sf = s->opts.unwind && n[0] == '/' && !str_startswith(n, "/memfd:")
+			 ? file_symfile(s, pid, n, SF_JIT_FILE)
+			 : &s->jit_file;
 	else if (!strcmp(n, "[vdso]"))
 		sf = NULL; /* handled by the caller: the vdso is not a file */
 	else if (n[0] == '/')
-		sf = file_symfile(s, pid, n);
+		sf = file_symfile(s, pid, n, SF_FILE);
 	else
 		sf = &s->missing; /* [vsyscall], [uprobes] and other names without a file */
 	map->dso = sf;
@@ -585,9 +578,9 @@ static bool resolve_user(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64
 	f->sym = UNKNOWN;
 	f->kind = FRAME_UNKNOWN;
 	bool is_vdso = !strcmp(map->filename, "[vdso]");
-	struct symfile *sf = is_vdso ? NULL : classify(s, pid, map);
+	struct symfile *sf = is_vdso ? NULL : symbols_classify(s, pid, map);
 	if (is_vdso) {
-		struct dso *v = get_vdso(s);
+		struct dso *v = symbols_vdso(s);
 		const char *name = v ? dso_find_symbol(v, off, range) : NULL;
 		if (name)
 			set_file_sym(f, map, name, range);
@@ -649,17 +642,44 @@ static bool mode_is_kernel(uint16_t cpumode)
 	return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
 }
 
+/* The user part of a sample with registers and a stack copy: the chain's user frames mended
+ * by unwinding.  perf prints the frames its own unwinder found (perf --call-graph dwarf's
+ * layout) one byte before each return address, in the call; our hybrid layout's frames are
+ * printed as the chain's are, at the return address. */
+static size_t unwound_frames(struct symbolizer *s, const struct perf_sample *sample,
+			     const uint64_t *chain, size_t nchain, uint64_t time, struct frame *out,
+			     size_t max)
+{
+	struct unwind_frame uf[MAX_STACK];
+	size_t n = symbols_unwind_user(s, sample, chain, nchain, uf, max);
+	bool perf_layout = sample->evsel && !perfdata_attr_regs_in_stack(&sample->evsel->attr);
+	/* perf's unwinder gives nothing for a pc in no mapping it knows (a sample in execve,
+	 * whose user registers are the old image's) */
+	if (perf_layout && n == 1 && !machine_find_map(s->m, sample->pid, uf[0].pc, false))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t pc = uf[i].pc;
+		if (perf_layout && !uf[i].exact && uf[i].source == UNWIND_FROM_COPY)
+			pc--;
+		resolve(s, sample->pid, false, pc, time, &out[i]);
+	}
+	return n;
+}
+
 size_t symbolizer_frames(struct symbolizer *s, const struct perf_sample *sample, struct frame *out,
 			 size_t max)
 {
 	uint64_t time = sample->has_time ? sample->time : UINT64_MAX;
 	if (!max)
 		return 0;
+	if (max > MAX_STACK)
+		max = MAX_STACK;
+	bool unwind = s->opts.unwind && sample->user_regs;
 	if (sample->callchain) {
 		/* perf starts in user mode and switches at each context marker */
 		uint16_t mode = PERF_RECORD_MISC_USER;
 		size_t n = 0;
-		bool bad_marker = false;
+		bool bad_marker = false, user_done = false;
 		for (uint64_t i = 0; i < sample->nr_callchain && n < max && n < MAX_STACK; i++) {
 			uint64_t ip = sample->callchain[i];
 			if (ip >= PERF_CONTEXT_MAX) {
@@ -675,11 +695,30 @@ size_t symbolizer_frames(struct symbolizer *s, const struct perf_sample *sample,
 				}
 				continue;
 			}
+			if (unwind && mode == PERF_RECORD_MISC_USER && !user_done) {
+				/* the chain's user frames, up to the next marker */
+				size_t nuser = 0;
+				while (i + nuser < sample->nr_callchain &&
+				       sample->callchain[i + nuser] < PERF_CONTEXT_MAX)
+					nuser++;
+				n += unwound_frames(s, sample, sample->callchain + i, nuser, time,
+						    out + n, max - n);
+				user_done = true;
+				i += nuser - 1;
+				continue;
+			}
 			resolve(s, sample->pid, mode_is_kernel(mode), ip, time, &out[n++]);
 		}
 		/* perf empties a callchain holding a marker it does not know (e.g. -1) */
-		return bad_marker ? 0 : n;
+		if (bad_marker)
+			return 0;
+		/* no user part in the chain (perf --call-graph dwarf): unwound after it */
+		if (unwind && !user_done && n < max && n < MAX_STACK)
+			n += unwound_frames(s, sample, NULL, 0, time, out + n, max - n);
+		return n;
 	}
+	if (unwind)
+		return unwound_frames(s, sample, NULL, 0, time, out, max);
 	/* a lone sample ip: perf falls back to the kernel's maps for a kernel address seen in
 	 * user mode (thread__find_map_fb), which it does not do for callchain entries */
 	bool kernel =
@@ -688,6 +727,11 @@ size_t symbolizer_frames(struct symbolizer *s, const struct perf_sample *sample,
 	resolve(s, sample->pid, kernel, sample->ip, time, &out[0]);
 	out[0].ip = sample->ip; /* printed as it is */
 	return 1;
+}
+
+const struct symbolizer_unwind_stats *symbolizer_unwind_stats(const struct symbolizer *s)
+{
+	return &s->us;
 }
 
 bool symbolizer_map_elf(struct symbolizer *s, const struct map *map, struct map_elf *out)

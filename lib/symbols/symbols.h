@@ -25,6 +25,19 @@ struct symbolizer_opts {
 	const char *symfs;	   /* not live: ELF files are looked up under this directory
 				      instead of / (perf's --symfs); NULL: at their paths */
 	const char *symbol_cache;  /* symcache.h's directory; NULL: its default */
+	bool unwind; /* samples carry user registers and stack copies: read every file's unwind
+			tables with its symbols, and mend call stacks with them (unwind.h) */
+};
+
+/* What unwinding did (opts.unwind), for the log. */
+struct symbolizer_unwind_stats {
+	uint64_t samples;    /* samples with registers and a stack copy */
+	uint64_t mended;     /* of those, the ones with callers the kernel's chain lacked */
+	uint64_t frames_in;  /* user frames: the kernel's chain */
+	uint64_t frames_out; /* user frames: after unwinding */
+	uint64_t copy_short; /* the copy ended before the walk did (the chain took over) */
+	uint64_t tables;     /* files whose unwind tables were read */
+	uint64_t tables_ns;  /* time reading them */
 };
 
 enum frame_kind { FRAME_UNKNOWN, FRAME_KERNEL, FRAME_NATIVE, FRAME_JIT };
@@ -74,6 +87,8 @@ void symbolizer_process(struct symbolizer *s, const struct perfdata_record *rec)
  * just the ip when there is no callchain).  Returns the number written (<= max). */
 size_t symbolizer_frames(struct symbolizer *s, const struct perf_sample *sample, struct frame *out,
 			 size_t max);
+
+const struct symbolizer_unwind_stats *symbolizer_unwind_stats(const struct symbolizer *s);
 
 /* The ELF file behind a user mapping that a frame was resolved in. */
 struct map_elf {
