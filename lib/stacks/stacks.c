@@ -10,6 +10,7 @@
 #include "clr_threads.h"
 #include "dotnet/dotnet_ipc.h"
 #include "dotnet/dotnet_borrow.h"
+#include "stacks_unwind.h"
 #include "symbols/symbols_jit.h"
 
 #include <elfutils/libdwfl.h>
@@ -31,30 +32,17 @@
 #define MAX_USER_FRAMES	  256
 #define MAX_KERNEL_FRAMES 128
 #define MAX_ATTACH_PASSES 50
-/* The largest library read for unwinding and symbols. */
-#define MAPPED_FILE_MAX (4ull << 30)
 /* A thread in uninterruptible sleep (D) cannot stop until it wakes; do not wait forever. */
 #define STOP_TIMEOUT_NS (2ull * 1000 * 1000 * 1000)
 
 /* Per-thread tracing state, parallel to snapshot->threads. */
 struct traced {
 	bool seized, stopped, gone;
-	int pending_sig; /* a signal-delivery stop we must hand back on detach */
-	uint64_t *pcs;	 /* raw user frames */
-	bool *activation;
-	size_t npcs;
-};
-
-struct vma {
-	uint64_t start, end;
-};
-
-/* What the find_elf callback needs; reached through each module's userdata. */
-struct target {
-	pid_t pid;
-	uid_t uid;
-	struct vma *vmas; /* file-backed mappings */
-	size_t nvmas;
+	int pending_sig;	 /* a signal-delivery stop we must hand back on detach */
+	struct thread_copy copy; /* registers and stack, read while stopped */
+	bool copied;
+	struct unwind_frame *frames; /* unwound from the copy once running again */
+	size_t nframes;
 };
 
 /* ---- /proc while the threads still sleep ---- */
@@ -257,34 +245,13 @@ static void resume_all(struct stacks_snapshot *s, struct traced *tr)
 	}
 }
 
-/* ---- unwinding with libdw ---- */
+/* ---- unwinding (stacks_unwind.h), naming with libdw ---- */
 
-static int read_vmas(struct target *t)
-{
-	struct proc_maps *m = proc_maps_open(t->pid);
-	if (!m)
-		return -1;
-	size_t cap = 0;
-	for (struct proc_map map; proc_maps_next(m, &map);) {
-		if (map.path[0] != '/')
-			continue;
-		grow_array((void **)&t->vmas, &cap, t->nvmas + 1, sizeof(*t->vmas));
-		t->vmas[t->nvmas++] = (struct vma){map.start, map.end};
-	}
-	proc_maps_close(m);
-	return 0;
-}
-
-/* Opens a mapped file as the target sees it (proc_maps.h: the mapped inode itself where
- * we may, else its path inside the target's root, never following a symlink). */
-static int open_mapped_file(const struct target *t, const char *name, uint64_t low)
-{
-	struct proc_map map = {.start = low, .end = low, .path = name};
-	for (size_t i = 0; i < t->nvmas && map.end == low; i++)
-		if (t->vmas[i].start == low)
-			map.end = t->vmas[i].end;
-	return proc_map_open(t->pid, &map, t->uid, MAPPED_FILE_MAX);
-}
+/* What the find_elf callback needs; reached through each module's userdata. */
+struct target {
+	pid_t pid;
+	struct stacks_unwinder *u;
+};
 
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
 		    char **file_name, Elf **elfp)
@@ -294,7 +261,7 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 		return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
 	Dwarf_Addr low;
 	dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
-	int fd = open_mapped_file(t, name, low);
+	int fd = stacks_open_mapped(t->u, name, low);
 	if (fd < 0)
 		return -1;
 	/* Separate debug info (debuglink) is looked for next to this name: inside the root. */
@@ -314,25 +281,14 @@ static int set_module_target(Dwfl_Module *mod, void **userdata, const char *name
 	return DWARF_CB_OK;
 }
 
-static int on_frame(Dwfl_Frame *frame, void *arg)
-{
-	struct traced *tr = arg;
-	Dwarf_Addr pc;
-	bool activation;
-	if (!dwfl_frame_pc(frame, &pc, &activation))
-		return -1;
-	tr->pcs[tr->npcs] = pc;
-	tr->activation[tr->npcs] = activation;
-	return ++tr->npcs < MAX_USER_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
-}
-
 static char *dwfl_error_text(void)
 {
 	const char *msg = dwfl_errmsg(-1);
 	return xstrdup(msg && *msg ? msg : "unknown libdw error");
 }
 
-static void unwind_all(Dwfl *dwfl, struct stacks_snapshot *s, struct traced *tr)
+/* While the threads are stopped: each one's registers and stack. */
+static void copy_all(struct stacks_unwinder *u, struct stacks_snapshot *s, struct traced *tr)
 {
 	for (size_t i = 0; i < s->nthreads; i++) {
 		struct thread_stack *ts = &s->threads[i];
@@ -343,13 +299,25 @@ static void unwind_all(Dwfl *dwfl, struct stacks_snapshot *s, struct traced *tr)
 								      "(uninterruptible sleep?)");
 			continue;
 		}
-		tr[i].pcs = xcalloc(MAX_USER_FRAMES, sizeof(*tr[i].pcs));
-		tr[i].activation = xcalloc(MAX_USER_FRAMES, sizeof(*tr[i].activation));
-		int r = dwfl_getthread_frames(dwfl, ts->tid, on_frame, &tr[i]);
-		/* -1 with frames is how libdw says "no more CFI" past the last real frame; it is
-		 * only worth a note when nothing at all was unwound. */
-		if (r == -1 && tr[i].npcs == 0)
-			ts->user_error = dwfl_error_text();
+		char *why = NULL;
+		tr[i].copied = stacks_copy_thread(u, ts->tid, &tr[i].copy, &why) == 0;
+		if (why && !ts->user_error)
+			ts->user_error = why;
+		else
+			free(why);
+	}
+}
+
+/* Once they run again: the frames of each copy. */
+static void unwind_all(struct stacks_unwinder *u, struct stacks_snapshot *s, struct traced *tr)
+{
+	for (size_t i = 0; i < s->nthreads; i++) {
+		if (!tr[i].copied)
+			continue;
+		tr[i].frames = xcalloc(MAX_USER_FRAMES, sizeof(*tr[i].frames));
+		tr[i].nframes = stacks_unwind(u, &tr[i].copy, tr[i].frames, MAX_USER_FRAMES);
+		stacks_copy_free(&tr[i].copy);
+		tr[i].copied = false;
 	}
 }
 
@@ -469,16 +437,17 @@ static void name_all(Dwfl *dwfl, struct stacks_snapshot *s, struct traced *tr,
 	size_t jit_frames = 0;
 	for (size_t i = 0; i < s->nthreads; i++) {
 		struct thread_stack *ts = &s->threads[i];
-		if (!tr[i].npcs)
+		if (!tr[i].nframes)
 			continue;
-		ts->uframes = xcalloc(tr[i].npcs, sizeof(*ts->uframes));
-		for (size_t j = 0; j < tr[i].npcs; j++) {
+		ts->uframes = xcalloc(tr[i].nframes, sizeof(*ts->uframes));
+		for (size_t j = 0; j < tr[i].nframes; j++) {
 			struct stack_frame *f = &ts->uframes[j];
-			name_frame(dwfl, jp, jit_dso, now, tr[i].pcs[j], tr[i].activation[j], f);
+			name_frame(dwfl, jp, jit_dso, now, tr[i].frames[j].pc,
+				   tr[i].frames[j].exact, f);
 			jit_frames += f->jit;
 			s->unnamed_jit += jit_like(f);
 		}
-		ts->nuframes = tr[i].npcs;
+		ts->nuframes = tr[i].nframes;
 	}
 	/* Which files named them, and why others stayed unnamed. */
 	char *used = NULL;
@@ -604,20 +573,14 @@ static Dwfl *open_dwfl(struct stacks_snapshot *s, struct target *t, char **why)
 		return NULL;
 	}
 	dwfl_getmodules(dwfl, set_module_target, t, 0);
-	/* The threads are already stopped by us: libdw must not attach again. */
-	if (dwfl_linux_proc_attach(dwfl, s->pid, true) != 0) {
-		*why = dwfl_error_text();
-		dwfl_end(dwfl);
-		return NULL;
-	}
 	return dwfl;
 }
 
 static void free_traced(struct traced *tr, size_t n)
 {
 	for (size_t i = 0; tr && i < n; i++) {
-		free(tr[i].pcs);
-		free(tr[i].activation);
+		stacks_copy_free(&tr[i].copy);
+		free(tr[i].frames);
 	}
 	free(tr);
 }
@@ -643,8 +606,7 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 	s->pid = pid;
 	s->nspid = st.nspid;
 	proc_comm(pid, pid, s->comm, sizeof(s->comm));
-	struct target t = {.pid = pid, .uid = st.uid};
-	read_vmas(&t);
+	struct target t = {.pid = pid};
 
 	/* Managed frames are named from the runtime's maps: they must be written before the
 	 * threads stop (the runtime answers from them). */
@@ -670,10 +632,15 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 	Dwfl *dwfl = NULL;
 	if (r == 0) {
 		find_lock_waits(s, dm.runtime);
+		/* The mappings as they are while stopped; registers and stacks copied. */
 		char *why = NULL;
-		dwfl = open_dwfl(s, &t, &why);
-		if (dwfl)
-			unwind_all(dwfl, s, tr);
+		t.u = stacks_unwinder_new(pid, st.uid);
+		if (t.u) {
+			copy_all(t.u, s, tr);
+			dwfl = open_dwfl(s, &t, &why);
+		} else {
+			why = xstrdup(pc_strerror());
+		}
 		for (size_t i = 0; why && i < s->nthreads; i++)
 			if (!s->threads[i].user_error)
 				s->threads[i].user_error = xstrdup(why);
@@ -683,6 +650,9 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 	s->stopped_ns = stop_start ? monotonic_ns() - stop_start : 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
+	/* Unwinding and naming work on the copies: the process runs meanwhile. */
+	if (r == 0 && t.u)
+		unwind_all(t.u, s, tr);
 	if (r == 0 && dwfl) {
 		name_all(dwfl, s, tr, &dm);
 		confirm_managed_locks(s);
@@ -700,7 +670,7 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 	if (dwfl)
 		dwfl_end(dwfl);
 	free_traced(tr, s->nthreads);
-	free(t.vmas);
+	stacks_unwinder_free(t.u);
 	if (r < 0) {
 		stacks_snapshot_free(s);
 		return NULL;
