@@ -95,6 +95,47 @@ logged_filled_switches() {
 		awk '{ n += $1 + $2 } END { print n + 0 }'
 }
 
+# Our perf.data.txt against perf script's text of the same perf.data (a collection's, with
+# hybrid call stacks: perf shows its frame-pointer chains).  Deliberate difference: where a
+# chain crossed code without frame pointers (libc, libraries built without them), ours has
+# the callers the chain lacks; perf's frames are then all in ours, in order, from the same
+# first one.  same_but_mended PERF_TXT OURS_TXT prints how many samples were mended and fails
+# (status 1, printing the first differences) on any other difference: a header line, or a
+# frame of perf's missing from ours.
+same_but_mended() {
+	awk '
+	function load(file, H, F, N,   n, line) {
+		n = 0
+		while ((getline line < file) > 0) {
+			if (line == "") continue
+			if (substr(line, 1, 1) != "\t") { n++; H[n] = line; N[n] = 0; continue }
+			N[n]++; F[n, N[n]] = line
+		}
+		close(file)
+		return n
+	}
+	function show(i, what,   k) {
+		if (shown++ >= 4) return
+		printf "  sample %d: %s\n    %s\n", i, what, PH[i]
+		for (k = 1; k <= PN[i] || k <= ON[i]; k++)
+			printf "    %-60s | %s\n", (k <= PN[i] ? PF[i, k] : ""), (k <= ON[i] ? OF[i, k] : "")
+	}
+	BEGIN {
+		np = load(ARGV[1], PH, PF, PN); no = load(ARGV[2], OH, OF, ON)
+		ARGV[1] = ARGV[2] = ""
+		for (i = 1; i <= np && i <= no; i++) {
+			if (PH[i] != OH[i]) { bad++; show(i, "header differs: ours " OH[i]); continue }
+			j = 1
+			for (k = 1; k <= ON[i] && j <= PN[i]; k++) if (OF[i, k] == PF[i, j]) j++
+			if (j <= PN[i] || (PN[i] && OF[i, 1] != PF[i, 1])) { bad++; show(i, "a frame of perf'"'"'s is not in ours"); continue }
+			if (ON[i] > PN[i]) mended++
+		}
+		printf "%d samples (perf %d); %d with callers the frame-pointer chain lacked; %d differing\n",
+		       no, np, mended + 0, bad + 0
+		exit (np != no || bad) ? 1 : 0
+	}' "$1" "$2"
+}
+
 # nettrace_blocks FILE KIND: how many blocks of KIND (lib/nettrace/nettrace_blocks.h: 2 events,
 # 6 threads, 7 RemoveThread, ...) the NetTrace FILE has (our writer's layout: a 20-byte
 # header, then blocks of a u32 size | kind << 24 and the payload, up to an end block, kind 0).
