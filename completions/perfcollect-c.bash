@@ -46,7 +46,7 @@ _perfcollect_c()
 		return
 	fi
 	local cmd=${words[1]} opts=""
-	local collect_opts="-pid -collectsec -freq -F -buffersize -threadtime -offcpu -hwevents -system -o -outdir -format -nodotnetipc -nodotnetevents -events -rawevents -providers -gccollectonly -gconly -gcwithheap -nolttng -noperf -symbolserver -nosymbolserver -symbolcache -symboltimeout -v -verbose -help"
+	local collect_opts="-pid -collectsec -freq -F -buffersize -callgraph -threadtime -offcpu -hwevents -system -o -outdir -format -nodotnetipc -nodotnetevents -events -rawevents -providers -gccollectonly -gconly -gcwithheap -nolttng -noperf -symbolserver -nosymbolserver -symbolcache -symboltimeout -v -verbose -help"
 	case $cmd in
 	collect | start) opts=$collect_opts ;;
 	stop) opts="-list -o -outdir -v -verbose -help" ;;
@@ -70,6 +70,9 @@ _perfcollect_c()
 		return ;;
 	graphtype)
 		COMPREPLY=($(compgen -W "callee caller" -- "$cur"))
+		return ;;
+	callgraph)
+		COMPREPLY=($(compgen -W "hybrid fp dwarf" -- "$cur"))
 		return ;;
 	viewer)
 		COMPREPLY=($(compgen -W "perf lttng" -- "$cur"))
@@ -116,7 +119,8 @@ _perfcollect_c()
 	for ((i = 2; i < cword; i++)); do
 		case ${words[i]} in
 		-o | -outdir | -output | --o | --outdir | --output | -pid | --pid | -p | -tid | --tid | \
-			-collectsec | --collectsec | -buffersize | --buffersize | -events | --events | \
+			-collectsec | --collectsec | -buffersize | --buffersize | -callgraph | --callgraph | \
+			-events | --events | \
 			-rawevents | --rawevents | -graphtype | --graphtype | -processfilter | \
 			--processfilter | -event | --event | -format | --format | -flamegraph | \
 			--flamegraph | -folded | --folded | -diff | --diff | -title | --title | -width | \

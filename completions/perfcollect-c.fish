@@ -48,6 +48,7 @@ complete -c perfcollect-c -n $c -o pid -l pid -x -a '(__fish_complete_pids)' -d 
 complete -c perfcollect-c -n $c -o collectsec -l collectsec -x -d 'stop after N seconds'
 complete -c perfcollect-c -n $c -o freq -o F -l freq -x -d 'samples per second'
 complete -c perfcollect-c -n $c -o buffersize -l buffersize -x -d 'ring buffer: N pages or N[BKMG]'
+complete -c perfcollect-c -n $c -o callgraph -l callgraph -x -a 'hybrid fp dwarf' -d 'call stacks'
 complete -c perfcollect-c -n $c -o threadtime -l threadtime -d 'also scheduler tracepoints'
 complete -c perfcollect-c -n $c -o offcpu -l offcpu -d 'scheduler tracepoints only'
 complete -c perfcollect-c -n $c -o hwevents -l hwevents -d 'hardware events'

@@ -4,8 +4,9 @@
  * (state, wait channel, the syscall it is in, the kernel stack from
  * /proc/<pid>/task/<tid>/stack, which needs root), then stops all threads at once with
  * PTRACE_SEIZE + PTRACE_INTERRUPT (no signal is sent), reads what each futex waiter waits
- * for (futex_owner.h), unwinds every user stack with libdw (DWARF CFI, frame pointers where
- * there is none), and detaches.  Threads interrupted in a syscall restart it, as under gdb
+ * for (futex_owner.h), copies each thread's registers and stack, and detaches; the copies
+ * are unwound after (stacks_unwind.h: the unwinder of collect's samples) and the frames
+ * named with libdw.  Threads interrupted in a syscall restart it, as under gdb
  * or eu-stack; a pending signal seen while stopped is handed back on detach.
  *
  * A .NET process: before the stop its JIT maps are found, or borrowed from its runtime for
