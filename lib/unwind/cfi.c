@@ -475,6 +475,18 @@ size_t cfi_table_ranges(const struct cfi_table *t)
 	return t->nfdes[0] + t->nfdes[1];
 }
 
+bool cfi_table_range(const struct cfi_table *t, size_t i, uint64_t *lo, uint64_t *hi)
+{
+	int secno = i < t->nfdes[0] ? 0 : 1;
+	if (secno)
+		i -= t->nfdes[0];
+	if (i >= t->nfdes[secno])
+		return false;
+	*lo = t->fdes[secno][i].lo;
+	*hi = t->fdes[secno][i].hi;
+	return true;
+}
+
 /* ---- running the instructions ---- */
 
 /* One row of the table: the CFA's rule and every register's. */

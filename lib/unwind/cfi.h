@@ -27,8 +27,10 @@ struct cfi_section {
 struct cfi_table *cfi_table_new(const struct cfi_section *eh_frame,
 				const struct cfi_section *debug_frame);
 void cfi_table_free(struct cfi_table *t);
-/* How many address ranges (FDEs) it covers. */
+/* How many address ranges (FDEs) it covers, and range i's [*lo, *hi) (false past the
+ * last). */
 size_t cfi_table_ranges(const struct cfi_table *t);
+bool cfi_table_range(const struct cfi_table *t, size_t i, uint64_t *lo, uint64_t *hi);
 /* The rule of the frame at pc (an address of the file as linked; for a return address the
  * caller passes the call's address, pc - 1).  Returns false when no FDE covers pc or its
  * instructions cannot be read. */

@@ -212,6 +212,15 @@ size_t pe_unwind_functions(const struct pe_unwind *t)
 	return t->nfuncs;
 }
 
+bool pe_unwind_function(const struct pe_unwind *t, size_t i, uint32_t *begin, uint32_t *end)
+{
+	if (i >= t->nfuncs)
+		return false;
+	*begin = t->funcs[i].begin;
+	*end = t->funcs[i].end;
+	return true;
+}
+
 static const struct function *find_function(const struct pe_unwind *t, uint32_t rva)
 {
 	size_t lo = 0, hi = t->nfuncs;

@@ -21,6 +21,8 @@ struct pe_unwind;
 struct pe_unwind *pe_unwind_new(int fd);
 void pe_unwind_free(struct pe_unwind *t);
 size_t pe_unwind_functions(const struct pe_unwind *t);
+/* Function i's [*begin, *end) (relative virtual addresses); false past the last. */
+bool pe_unwind_function(const struct pe_unwind *t, size_t i, uint32_t *begin, uint32_t *end);
 /* The relative virtual address of a file offset, by the section that holds it; false when no
  * section does. */
 bool pe_unwind_rva(const struct pe_unwind *t, uint64_t file_off, uint32_t *rva);

@@ -576,11 +576,16 @@ size_t unwind_stack(const struct unwind_regs *regs, const struct unwind_stack *s
 	}
 	uint64_t fp[MAX_FP];
 	size_t outside = first_fp_outside(regs, stack, nchain, fp, MAX_FP);
-	/* The frame pointer of the chain's last frame, when the copy has it: the walk ends
-	 * where the chain does (below it is the start code the chain never shows: stacks keep
-	 * one root however deep they are). */
-	size_t last = nchain - 1;
-	bool end_known = nchain >= 2 && last < MAX_FP && (!outside || last < outside);
+	/* The chain ended where the frame record of its last frame says no caller follows (a
+	 * saved frame pointer of 0: clone and _start clear rbp for the outermost frame): the
+	 * walk ends there too (below is the start code the chain never shows; stacks keep one
+	 * root however deep they are).  A chain that ended because the word there led nowhere
+	 * readable was broken, and the walk goes on. */
+	size_t last = nchain ? nchain - 1 : 0;
+	uint64_t after_last = 1;
+	struct mem probe = {stack, 0};
+	bool end_known = nchain >= 2 && last < MAX_FP && (!outside || last < outside) &&
+			 read_u64(&probe, fp[last], &after_last) && after_last == 0;
 	struct mem m = {stack, 0};
 	struct unwind_regs cur = *regs;
 	bool exact = true;
