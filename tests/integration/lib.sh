@@ -99,9 +99,11 @@ logged_filled_switches() {
 # hybrid call stacks: perf shows its frame-pointer chains).  Deliberate difference: where a
 # chain crossed code without frame pointers (libc, libraries built without them), ours has
 # the callers the chain lacks; perf's frames are then all in ours, in order, from the same
-# first one.  same_but_mended PERF_TXT OURS_TXT prints how many samples were mended and fails
-# (status 1, printing the first differences) on any other difference: a header line, or a
-# frame of perf's missing from ours.
+# first one, but for those perf cannot name at all ("[unknown] ([unknown])": what the chain
+# read past a frame without a frame pointer, where ours has the real callers).
+# same_but_mended PERF_TXT OURS_TXT prints how many samples were mended and fails (status 1,
+# printing the first differences) on any other difference: a header line, or a frame of
+# perf's missing from ours.
 same_but_mended() {
 	awk '
 	function load(file, H, F, N,   n, line) {
@@ -126,7 +128,11 @@ same_but_mended() {
 		for (i = 1; i <= np && i <= no; i++) {
 			if (PH[i] != OH[i]) { bad++; show(i, "header differs: ours " OH[i]); continue }
 			j = 1
-			for (k = 1; k <= ON[i] && j <= PN[i]; k++) if (OF[i, k] == PF[i, j]) j++
+			for (k = 1; k <= ON[i] && j <= PN[i]; k++) {
+				while (j <= PN[i] && PF[i, j] ~ / \[unknown\] \(\[unknown\]\)$/ && OF[i, k] != PF[i, j]) j++
+				if (j <= PN[i] && OF[i, k] == PF[i, j]) j++
+			}
+			while (j <= PN[i] && PF[i, j] ~ / \[unknown\] \(\[unknown\]\)$/) j++
 			if (j <= PN[i] || (PN[i] && OF[i, 1] != PF[i, 1])) { bad++; show(i, "a frame of perf'"'"'s is not in ours"); continue }
 			if (ON[i] > PN[i]) mended++
 		}
@@ -135,6 +141,30 @@ same_but_mended() {
 		exit (np != no || bad) ? 1 : 0
 	}' "$1" "$2"
 }
+
+# callers_share FILE LEAF CALLER...: of the samples of perf script text FILE whose first frame's
+# symbol matches the regular expression LEAF, how many have every CALLER (symbols, exactly,
+# in this order from the leaf up, other frames between allowed): prints "KEPT TOTAL".
+callers_share() {
+	local file=$1 leaf=$2; shift 2
+	awk -v leaf="$leaf" -v callers="$*" '
+	BEGIN { n = split(callers, want, " ") }
+	function finish(   i, j) {
+		if (nf == 0 || f[1] !~ leaf) return
+		total++
+		j = 1
+		for (i = 2; i <= nf && j <= n; i++) if (f[i] == want[j]) j++
+		if (j > n) kept++
+	}
+	/^[^\t]/ { if (inside) finish(); inside = 1; nf = 0; next }
+	/^\t/ { s = $0; sub(/^\t *[0-9a-f]+ /, "", s); sub(/ \(.*$/, "", s); sub(/\+0x[0-9a-f]+$/, "", s)
+		f[++nf] = s; next }
+	/^$/ { if (inside) finish(); inside = 0 }
+	END { if (inside) finish(); print kept + 0, total + 0 }' "$file"
+}
+
+# percent KEPT TOTAL: KEPT as a share of TOTAL, rounded down, 0 when TOTAL is.
+percent() { [ "$2" -gt 0 ] && echo $(($1 * 100 / $2)) || echo 0; }
 
 # nettrace_blocks FILE KIND: how many blocks of KIND (lib/nettrace/nettrace_blocks.h: 2 events,
 # 6 threads, 7 RemoveThread, ...) the NetTrace FILE has (our writer's layout: a 20-byte

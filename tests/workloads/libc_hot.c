@@ -27,7 +27,7 @@ __attribute__((noinline)) void sort_loop(unsigned *v, size_t n, unsigned seed)
 
 __attribute__((noinline)) void copy_loop(char *dst, const char *src, size_t n)
 {
-	for (int i = 0; i < 64; i++) {
+	for (int i = 0; i < 16; i++) {
 		memcpy(dst, src, n);
 		sink += dst[i];
 	}

@@ -17,6 +17,10 @@
 //                                 Profiled.Hot; print its own counts; then exit (once file
 //                                 STOP exists, if given: a collection reads the JIT maps
 //                                 through the live process when it stops)
+//   pc-dotnet-app pool SECONDS    the main thread and two thread-pool work items at a time run
+//                                 the hot loop for SECONDS (see Pool): stacks whose start is
+//                                 Main or the pool's dispatch, through the runtime's native
+//                                 code and libc (allocation, GC, copies)
 //
 // It prints "ready <pid>" once its hot methods have been JIT-compiled and run, so a test
 // can wait for that line instead of sleeping.  The hot path is the app's own code
@@ -35,6 +39,7 @@ using System.Reflection.Emit;
 using System.Runtime.CompilerServices;
 using System.Text;
 using System.Threading;
+using System.Threading.Tasks;
 
 namespace PcDotnetApp
 {
@@ -453,6 +458,27 @@ namespace PcDotnetApp
 			// Bounded: a test that dies leaves no app behind for long.
 			for (int i = 0; stop != null && !File.Exists(stop) && i < 12000; i++)
 				Thread.Sleep(10);
+	// Work on the thread pool (Task.Run: PortableThreadPool's workers run it from
+	// ThreadPoolWorkQueue.Dispatch) beside the main thread's, round after round.
+	public static class Pool
+	{
+		public static int Run(double seconds)
+		{
+			long acc = HotLoop.Spin(0.2);
+			Console.WriteLine("ready " + Environment.ProcessId);
+			Console.Out.Flush();
+			var sw = Stopwatch.StartNew();
+			for (int round = 0; sw.Elapsed.TotalSeconds < seconds; round++) {
+				int r = round;
+				var work = new[] {
+					Task.Run(() => HotLoop.Churn(r) + HotLoop.Digits(r)),
+					Task.Run(() => (long)HotLoop.Digits(r + 1)),
+				};
+				acc += HotLoop.Digits(r) + HotLoop.Churn(r);
+				Task.WaitAll(work);
+				acc += work[0].Result + work[1].Result;
+			}
+			Console.WriteLine("done " + (acc & 0xff));
 			return 0;
 		}
 	}
@@ -475,6 +501,8 @@ namespace PcDotnetApp
 						    args.Length == 4 ? args[3] : null);
 			if (args.Length == 3 && args[0] == "storm")
 				return Bench.Storm(args[1], double.Parse(args[2], CultureInfo.InvariantCulture));
+			if (args.Length == 2 && args[0] == "pool")
+				return Pool.Run(double.Parse(args[1], CultureInfo.InvariantCulture));
 			double seconds = 5;
 			bool reuse = args.Length > 0 && args[0] == "reuse";
 			if (reuse)
