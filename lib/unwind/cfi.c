@@ -433,7 +433,12 @@ static void index_section(struct cfi_table *t, uint8_t secno)
 		    .cie = (uint32_t)ci,
 		};
 	}
-	qsort(t->fdes[secno], t->nfdes[secno], sizeof(**t->fdes), cmp_fde);
+	/* linkers write them in address order: sort only when they are not */
+	bool sorted = true;
+	for (size_t i = 1; i < t->nfdes[secno] && sorted; i++)
+		sorted = t->fdes[secno][i - 1].lo <= t->fdes[secno][i].lo;
+	if (!sorted)
+		qsort(t->fdes[secno], t->nfdes[secno], sizeof(**t->fdes), cmp_fde);
 }
 
 static void copy_section(struct sec *dst, const struct cfi_section *src, bool eh)
