@@ -3,6 +3,8 @@
 # system-wide, so both see the same load):
 #   - lost samples with 8 KiB rings at 1 kHz (ours -buffersize 8K, perf -m 2), RUNS pairs;
 #   - lost samples at 10 kHz with default rings (ours -freq 10000, perf -F 10000);
+#   - lost samples at 1 kHz with default rings, hybrid call stacks (the default: a 2 KiB
+#     stack copy per sample) against -callgraph fp, both ours;
 #   - perf.data: bytes of records vs bytes on disk (zstd), ours and perf record -z's;
 #   - -collectsec accuracy: the span of the samples of `collect -collectsec 5`;
 #   - peak RSS of `collect` system-wide for SHORT and LONG seconds (memory must not grow
@@ -51,6 +53,18 @@ echo "== lost samples, 10 kHz, 10 s, system-wide, default rings ($runs paired ru
 for i in $(seq "$runs"); do
 	read -r ol os pl ps <<<"$(pair 10000 10 "" "")"
 	echo "  run $i: ours lost $ol of $((ol + os)); perf record -F 10000 lost $pl of $((pl + ps))"
+done
+
+echo "== lost samples, 1 kHz, default rings, 10 s system-wide: hybrid call stacks vs -callgraph fp ($runs paired runs) =="
+for i in $(seq "$runs"); do
+	rm -rf h.trace h.trace.zip f.trace f.trace.zip
+	"$PC" collect h -collectsec 10 2>/dev/null &
+	c=$!
+	"$PC" collect f -collectsec 10 -callgraph fp 2>/dev/null
+	wait "$c"
+	hl=$(log_value h.trace.zip 'lost samples:') hs=$(log_value h.trace.zip 'samples written:')
+	fl=$(log_value f.trace.zip 'lost samples:') fs=$(log_value f.trace.zip 'samples written:')
+	echo "  run $i: hybrid lost $hl of $((hl + hs)); fp lost $fl of $((fl + fs))"
 done
 
 echo "== perf.data size, 10 s system-wide at 1 kHz =="

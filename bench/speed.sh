@@ -10,7 +10,8 @@
 #                      without it the rows against perfcollect are skipped, saying so
 #   --runs N           repetitions of each measurement; medians are printed (default 3)
 #   --long S, --short S  the long and the short trace (default 60 and 20 s)
-#   --only ROWS        a comma-separated subset of: merge,stop,rss,lost (default: all)
+#   --only ROWS        a comma-separated subset of: merge,stop,rss,lost,callstacks (default:
+#                      all)
 #
 # Needs root, perf, and for the full mix node and the .NET SDK (bench/workloads.sh).
 set -euo pipefail
@@ -20,7 +21,7 @@ perfcollect=
 runs=3
 long=60
 short=20
-only=merge,stop,rss,lost
+only=merge,stop,rss,lost,callstacks
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$(realpath "$2"); shift 2 ;;
@@ -102,6 +103,39 @@ if want merge; then
 	perf script -i short.data --fields "$FIELDS" >perf.txt 2>/dev/null
 	"$PC" cat short.trace.zip perf.data.txt >ours.txt
 	echo "   perf.data.txt lines differing from perf script: $(diff perf.txt ours.txt | grep -c '^<' || true) of $(wc -l <perf.txt)"
+fi
+
+if want callstacks; then
+	# Hybrid call stacks (collect's default) and perf record --call-graph dwarf of the same
+	# workloads at the same time (10 s: perf's file is ~17 MB a second): the sizes, and
+	# merge against perf script on each file (perf script prints our file's frame-pointer
+	# chains, and unwinds its own file's copies).
+	workloads_start "$build" "$work"
+	"$PC" collect hyb -collectsec 10 >/dev/null 2>&1 &
+	c=$!
+	perf record -q -k 1 -a --call-graph dwarf -F 1000 -e cpu-clock -o dwarf.data -- sleep 10 \
+		>/dev/null 2>&1
+	wait "$c"
+	workloads_stop
+	"$PC" cat hyb.trace.zip hyb.trace/perf.data >hyb.data
+	ours=$(stat -c %s hyb.data) theirs=$(stat -c %s dwarf.data)
+	n_ours=$("$PC" log hyb.trace.zip | sed -n 's/.*samples written: \([0-9]*\).*/\1/p' | head -1)
+	n_theirs=$(perf script -i dwarf.data -F event 2>/dev/null | grep -c 'cpu-clock:' || true)
+	echo
+	echo "== call stacks: collect's hybrid perf.data vs perf record --call-graph dwarf, 10 s system-wide"
+	echo "   perf.data: ours $(mib "$ours") MiB ($n_ours samples, $((ours / (n_ours > 0 ? n_ours : 1))) B each)," \
+		"perf's $(mib "$theirs") MiB ($n_theirs samples, $((theirs / (n_theirs > 0 ? n_theirs : 1))) B each):" \
+		"$(ratio "$theirs" "$ours")x   [goal: 4x]"
+	"$PC" log hyb.trace.zip | grep -o 'call stacks unwound.*' | sed 's/^/   /'
+	for f in hyb dwarf; do
+		timed "script_$f" perf script -i "$f.data" --fields "$FIELDS"
+		timed "merge_$f" "$PC" merge "$f.data" -o "m_$f.trace.zip"
+		printf '   %-34s %6.2f s wall %6.2f s cpu\n' "perf script, $f.data" "$(med "script_$f.wall")" "$(med "script_$f.cpu")"
+		printf '   %-34s %6.2f s wall %6.2f s cpu\n' "perfcollect-c merge, $f.data" "$(med "merge_$f.wall")" "$(med "merge_$f.cpu")"
+		echo "   merge is $(ratio "$(med "script_$f.wall")" "$(med "merge_$f.wall")")x faster (wall)," \
+			"$(ratio "$(med "script_$f.cpu")" "$(med "merge_$f.cpu")")x (cpu)   [goal: 5x wall]"
+	done
+	rm -f dwarf.data
 fi
 
 if want rss; then

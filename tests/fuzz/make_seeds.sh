@@ -28,7 +28,11 @@ dll=$(sh "$src/tests/workloads/dotnet/build.sh")
 DOTNET_PerfMapEnabled=1 dotnet "$dll" 3 >app.out 2>&1 & pid=$!; app_ready app.out
 "$PC" collect ours_dotnet -pid $pid -collectsec 1 >/dev/null 2>&1; wait $pid
 rm -f /tmp/perf-$pid.map /tmp/jit-$pid.dump /tmp/perfinfo-$pid.map
-for n in ours_pid ours_offcpu ours_fork ours_dotnet; do
+NOFP=$src/build/tests/workloads/nofp
+"$NOFP" 2 & pid=$!; sleep 0.2
+"$PC" collect ours_hybrid -pid $pid -collectsec 0.2 >/dev/null 2>&1
+"$PC" collect ours_dwarf -pid $pid -collectsec 0.1 -callgraph dwarf,1K >/dev/null 2>&1; wait $pid
+for n in ours_pid ours_offcpu ours_fork ours_dotnet ours_hybrid ours_dwarf; do
 	unzip -oq $n.trace.zip
 	cp $n.trace/perf.data "$out/perfdata_read/$n.data"
 done
@@ -46,6 +50,7 @@ pr -e sched:sched_switch -e sched:sched_wakeup -g -o perf_tp.data -- "$BLK" 5 5 
 perf record -q -e sched:sched_switch -g -o - -- "$BLK" 5 5 10 2>/dev/null >perf_tp_pipe.data
 pr -g -F 499 -o perf_fork.data -- sh -c "$HOT 0.2 2; true"
 "$HOT" 2 & pid=$!; sleep 0.2; pr -F 999 -p $pid -o perf_p.data -- sleep 0.3; wait $pid
+pr --call-graph dwarf,1024 -F 499 -o perf_dwarf.data -- "$NOFP" 0.1
 cp perf_*.data "$out/perfdata_read/"
 "$PC" merge perf_tp.data -o tp.trace.zip >/dev/null 2>&1 && cp tp.trace.zip "$out/archive/tp.zip"
 
@@ -301,3 +306,34 @@ dotnet "$dll" 3 >app.out 2>&1 & pid=$!; app_ready app.out
 wait $pid || true
 head -c 40000 dt.nettrace >"$out/nettrace_read/dotnet-trace-collect-cut.nettrace"
 echo "seeds in $out"
+
+# --- unwinding ---
+mkdir -p "$out"/{unwind,cfi,pe_unwind}
+FUZZ_SEED_DIR="$out/unwind" BUILD_DIR=$src/build "$src/build/tests/test_stacks_unwind" >/dev/null
+cat >cfi_seed.py <<'EOF'
+import struct, subprocess, sys  # cfi_seed.py ELF OUT: its .eh_frame and .debug_frame
+def section(path, name):
+    for line in subprocess.run(["readelf", "-W", "-S", path], capture_output=True,
+                               text=True).stdout.splitlines():
+        p = line.replace("[ ", "[").split()
+        if len(p) > 5 and p[1] == name:
+            addr, off, size = int(p[3], 16), int(p[4], 16), int(p[5], 16)
+            return addr, open(path, "rb").read()[off:off + size]
+    return 0, b""
+addr, eh = section(sys.argv[1], ".eh_frame")
+_, dbg = section(sys.argv[1], ".debug_frame")
+open(sys.argv[2], "wb").write(struct.pack("<QI", addr, len(eh)) + eh + dbg)
+EOF
+python3 -c 'import sys
+for l in open("/proc/self/maps"):
+    if "[vdso]" in l:
+        a, b = [int(x, 16) for x in l.split()[0].split("-")]
+        f = open("/proc/self/mem", "rb"); f.seek(a); open("vdso.so", "wb").write(f.read(b - a))'
+gcc -shared -fPIC -O2 -g -fno-asynchronous-unwind-tables -fomit-frame-pointer \
+	-o dbgframe.so "$src/tests/workloads/nofp_lib.c"
+for f in "$src/build/tests/workloads/libnofp.so:libnofp" "$NOFP:nofp" \
+	/usr/lib/x86_64-linux-gnu/libz.so.1:libz /lib64/ld-linux-x86-64.so.2:ld.so vdso.so:vdso \
+	dbgframe.so:debug_frame; do
+	python3 cfi_seed.py "${f%%:*}" "$out/cfi/${f##*:}"
+done
+python3 "$src/tests/fuzz/pe_seed.py" "$out/pe_unwind/synthetic.dll"
