@@ -124,3 +124,18 @@ int proc_map_open(pid_t pid, const struct proc_map *map, uid_t owner_uid, uint64
 	}
 	return safe_open_binary_in_root(pid, map->path, owner_uid, max_size);
 }
+
+bool proc_self_vdso(const void **image, size_t *size)
+{
+	struct proc_maps *m = proc_maps_open(0);
+	bool found = false;
+	for (struct proc_map map; !found && m && proc_maps_next(m, &map);) {
+		if (strcmp(map.path, "[vdso]"))
+			continue;
+		*image = (const void *)(uintptr_t)map.start;
+		*size = map.end - map.start;
+		found = true;
+	}
+	proc_maps_close(m);
+	return found;
+}

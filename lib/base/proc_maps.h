@@ -49,4 +49,8 @@ int proc_maps_parse_line(char *line, struct proc_map *map);
  * their build-id and symbols.  -1 with pc_err(). */
 int proc_map_open(pid_t pid, const struct proc_map *map, uid_t owner_uid, uint64_t max_size);
 
+/* Our own vdso's image (the running kernel's, which every process maps): false when there
+ * is none.  The bytes stay mapped for as long as we run. */
+bool proc_self_vdso(const void **image, size_t *size);
+
 #endif

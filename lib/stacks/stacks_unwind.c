@@ -146,20 +146,11 @@ static const struct unwind_tables *vma_tables(struct stacks_unwinder *u, struct 
 /* The vdso's, from our own: the same kernel's. */
 static const struct unwind_tables *vdso_tables(struct stacks_unwinder *u)
 {
-	if (u->vdso_tried)
-		return u->vdso;
+	const void *image;
+	size_t size;
+	if (!u->vdso_tried && proc_self_vdso(&image, &size))
+		u->vdso = unwind_tables_new_mem(image, size);
 	u->vdso_tried = true;
-	FILE *f = fopen("/proc/self/maps", "re");
-	if (!f)
-		return NULL;
-	char line[512];
-	unsigned long long lo, hi;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &lo, &hi) == 2 && hi > lo) {
-			u->vdso = unwind_tables_new_mem((const void *)(uintptr_t)lo, hi - lo);
-			break;
-		}
-	fclose(f);
 	return u->vdso;
 }
 

@@ -229,16 +229,13 @@ struct dso *symbols_vdso(struct symbolizer *s)
 	if (s->vdso_tried)
 		return s->vdso;
 	s->vdso_tried = true;
-	struct proc_maps *m = proc_maps_open(0);
-	for (struct proc_map map; !s->vdso && m && proc_maps_next(m, &map);) {
-		if (strcmp(map.path, "[vdso]"))
-			continue;
-		const void *image = (const void *)(uintptr_t)map.start;
-		s->vdso = dso_new_mem(image, map.end - map.start, "[vdso]");
+	const void *image;
+	size_t size;
+	if (proc_self_vdso(&image, &size)) {
+		s->vdso = dso_new_mem(image, size, "[vdso]");
 		if (s->opts.unwind)
-			s->vdso_ut = unwind_tables_new_mem(image, map.end - map.start);
+			s->vdso_ut = unwind_tables_new_mem(image, size);
 	}
-	proc_maps_close(m);
 	return s->vdso;
 }
 

@@ -45,7 +45,8 @@ static enum unwind_rule_kind rule_at(void *arg, uint64_t pc, bool exact, struct 
 	}
 	if (ut && unwind_memo_rule(s->memo, ut, off, exact, rule))
 		return UNWIND_RULE_EXACT;
-	if (exact && sf && sf->cls == SF_ANON) {
+	/* JIT code, in anonymous memory or the runtime's double mapping */
+	if (exact && sf && (sf == &s->anon || sf == &s->jit_file)) {
 		struct jit_proc *jp = jit_procs_get(s->jit, l->pid);
 		jit_proc_load(s->jit, jp);
 		if (is_stub_name(jit_proc_lookup(jp, pc, l->time, NULL))) {
