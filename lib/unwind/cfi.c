@@ -362,6 +362,8 @@ static int cmp_off(const void *key, const void *elem)
 static long cie_index(const struct cfi_table *t, uint8_t secno, uint64_t off)
 {
 	size_t lo = t->cie_first[secno], end = t->cie_end[secno];
+	if (lo == end)
+		return -1; /* no CIE (and t->cies may be NULL) */
 	const struct cie *c = bsearch(&off, t->cies + lo, end - lo, sizeof(*c), cmp_off);
 	return c ? c - t->cies : -1;
 }
