@@ -524,6 +524,13 @@ static void initial_row(struct row *r)
 		r->regs[kept[i]].how = UNWIND_SAME;
 }
 
+/* An offset times the CIE's data alignment, wrapping as libdw's does (hostile bytes may
+ * overflow it; set_reg() refuses what is out of range). */
+static int64_t factored(uint64_t v, const struct cie *cie)
+{
+	return (int64_t)(v * (uint64_t)cie->data_align);
+}
+
 static bool set_reg(struct row *r, uint64_t reg, uint8_t how, int64_t val)
 {
 	if (reg >= UNWIND_NREGS)
@@ -569,7 +576,7 @@ static bool run_insns(struct run *r, size_t from, size_t to, bool initial)
 			advance = true;
 		} else if (hi == CFA_OFFSET) {
 			if (!c_uleb(&c, &u) ||
-			    !set_reg(&r->row, low, UNWIND_AT_CFA, (int64_t)u * cie->data_align))
+			    !set_reg(&r->row, low, UNWIND_AT_CFA, factored(u, cie)))
 				return false;
 			continue;
 		} else if (hi == CFA_RESTORE) {
@@ -612,30 +619,29 @@ static bool run_insns(struct run *r, size_t from, size_t to, bool initial)
 			}
 			case CFA_OFFSET_EXTENDED:
 				if (!c_uleb(&c, &reg) || !c_uleb(&c, &u) ||
-				    !set_reg(&r->row, reg, UNWIND_AT_CFA,
-					     (int64_t)u * cie->data_align))
+				    !set_reg(&r->row, reg, UNWIND_AT_CFA, factored(u, cie)))
 					return false;
 				continue;
 			case CFA_OFFSET_EXTENDED_SF:
 				if (!c_uleb(&c, &reg) || !c_sleb(&c, &s) ||
-				    !set_reg(&r->row, reg, UNWIND_AT_CFA, s * cie->data_align))
+				    !set_reg(&r->row, reg, UNWIND_AT_CFA,
+					     factored((uint64_t)s, cie)))
 					return false;
 				continue;
 			case CFA_GNU_NEGATIVE_OFFSET_EXTENDED:
 				if (!c_uleb(&c, &reg) || !c_uleb(&c, &u) ||
-				    !set_reg(&r->row, reg, UNWIND_AT_CFA,
-					     -(int64_t)u * cie->data_align))
+				    !set_reg(&r->row, reg, UNWIND_AT_CFA, factored(0 - u, cie)))
 					return false;
 				continue;
 			case CFA_VAL_OFFSET:
 				if (!c_uleb(&c, &reg) || !c_uleb(&c, &u) ||
-				    !set_reg(&r->row, reg, UNWIND_IS_CFA,
-					     (int64_t)u * cie->data_align))
+				    !set_reg(&r->row, reg, UNWIND_IS_CFA, factored(u, cie)))
 					return false;
 				continue;
 			case CFA_VAL_OFFSET_SF:
 				if (!c_uleb(&c, &reg) || !c_sleb(&c, &s) ||
-				    !set_reg(&r->row, reg, UNWIND_IS_CFA, s * cie->data_align))
+				    !set_reg(&r->row, reg, UNWIND_IS_CFA,
+					     factored((uint64_t)s, cie)))
 					return false;
 				continue;
 			case CFA_RESTORE_EXTENDED:
@@ -687,7 +693,7 @@ static bool run_insns(struct run *r, size_t from, size_t to, bool initial)
 				if (!c_uleb(&c, &reg) || !c_sleb(&c, &s) || reg > 255)
 					return false;
 				r->row.cfa_reg = (uint8_t)reg;
-				r->row.cfa_off = s * cie->data_align;
+				r->row.cfa_off = factored((uint64_t)s, cie);
 				r->row.cfa_len = 0;
 				continue;
 			case CFA_DEF_CFA_REGISTER:
@@ -709,7 +715,7 @@ static bool run_insns(struct run *r, size_t from, size_t to, bool initial)
 				if (!c_sleb(&c, &s))
 					return false;
 				if (!r->row.cfa_len)
-					r->row.cfa_off = s * cie->data_align;
+					r->row.cfa_off = factored((uint64_t)s, cie);
 				continue;
 			case CFA_DEF_CFA_EXPRESSION:
 				if (!take_block(&c, &off, &len))
