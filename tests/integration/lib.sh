@@ -142,6 +142,15 @@ same_but_mended() {
 	}' "$1" "$2"
 }
 
+# drop_inlined: perf script text on stdin without the frames perf's dwarf unwinding adds from
+# debug info for a function inlined at the next frame's address ("IP FUNCTION (inlined)",
+# the same IP): we print the frame of the function the address is in only.
+drop_inlined() {
+	awk 'function ip(l) { sub(/^\t */, "", l); sub(/ .*/, "", l); return l }
+	held != "" { if (ip(held) != ip($0)) print held; held = "" }
+	/ \(inlined\)$/ { held = $0; next } { print } END { if (held != "") print held }'
+}
+
 # callers_share FILE LEAF CALLER...: of the samples of perf script text FILE whose first frame's
 # symbol matches the regular expression LEAF, how many have every CALLER (symbols, exactly,
 # in this order from the leaf up, other frames between allowed): prints "KEPT TOTAL".

@@ -1,8 +1,10 @@
 # merge against the oracle: real `perf record` files, one per process (the samples carry no
-# CPU), one system-wide with node --perf-basic-prof running JIT code and one of a .NET app
-# (JIT'd, ReadyToRun and stub code), are turned into perf.data.txt by `perf script` and by
-# `perfcollect-c merge`; both must list the same samples (same header line) with the same
-# frames (same ip, symbol and dso per frame).
+# CPU), one system-wide with node --perf-basic-prof running JIT code, one of a .NET app
+# (JIT'd, ReadyToRun and stub code), and one of --call-graph dwarf (perf script unwinds its
+# stack copies itself; merge with our unwinder) of a program calling a library built without
+# frame pointers, are turned into perf.data.txt by `perf script` and by `perfcollect-c
+# merge`; both must list the same samples (same header line) with the same frames (same ip,
+# symbol and dso per frame).
 #
 # Deliberate differences (counted apart, never failures), each for PerfView's reader:
 #   - a frame perf leaves as "[unknown]" that we resolve (same ip, we name a symbol): .NET
@@ -18,7 +20,14 @@
 #   - a dso perf names "FILE (deleted)" is "FILE" (PerfView reads a dso from the last '(' of
 #     the line: "deleted)" would be the module);
 #   - a process name PerfView's reader would misread (" 1/2", " 5 [") has '_' for its
-#     whitespace (the header line is otherwise the same).
+#     whitespace (the header line is otherwise the same);
+#   - perf's dwarf unwinding adds, from debug info, a frame "FUNCTION (inlined)" for each
+#     function inlined at a frame's address, before it (same ip), or names the frame so;
+#     ours is the function the address is in, as for every other frame.
+# And in our own collections (not these files): hybrid call stacks (collect's default) have
+# the callers perf script's frame-pointer chains of the same perf.data lack, where code
+# without frame pointers broke the chain (lib.sh's same_but_mended; unwind_nofp and
+# unwind_libc check them against perf --call-graph dwarf).
 # Every other difference fails the test and is printed.
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -80,6 +89,10 @@ compare() {
 					anon++
 					continue
 				}
+				if (P["ip"] == O["ip"] && P["rest"] ~ / \(inlined\)$/) {
+					inlined++
+					continue
+				}
 				if (P["ip"] == O["ip"] && P["sym"] == "[unknown]" && O["sym"] != "[unknown]") {
 					more++
 					if (more_shown++ < 3) printf "  deliberate (we resolve more): perf \"%s\" ours \"%s\"\n", a, b
@@ -92,10 +105,10 @@ compare() {
 		}
 		printf "%s: perf %d samples, ours %d; headers differing %d (process name renamed %d), " \
 		       "frame counts differing %d; frames %d: identical %d, resolved more %d, " \
-		       "\" (deleted)\" left out %d, anonymous JIT memory by its name %d, differing %d; " \
-		       "samples matching %d (%.2f%%)\n",
+		       "\" (deleted)\" left out %d, anonymous JIT memory by its name %d, inlined names %d, " \
+		       "differing %d; samples matching %d (%.2f%%)\n",
 		       label, np, no, hdr + 0, renamed + 0, depth + 0, frames + 0, ok + 0, more + 0,
-		       deleted + 0, anon + 0, bad + 0, samples_ok + 0, np ? 100 * samples_ok / np : 0
+		       deleted + 0, anon + 0, inlined + 0, bad + 0, samples_ok + 0, np ? 100 * samples_ok / np : 0
 		printf "%d %d %d\n", more + 0, deleted + 0, renamed + 0 > "deviations." label
 		exit (np != no || np == 0 || hdr || depth || bad) ? 1 : 0
 	}' "$1" "$2"
@@ -175,4 +188,17 @@ if [ -n "$DLL" ]; then
 else
 	echo "no .NET SDK: the .NET part is skipped"
 fi
+
+# 4. perf record --call-graph dwarf: perf script unwinds the copies with its own unwinder,
+# merge with ours (tests/workloads/nofp: nofp_inner and nofp_work in a library built
+# without frame pointers, one of them holding a number in rbp).
+perf record -q -e cpu-clock -F 1000 --call-graph dwarf -o dwarf.data -- "$WORKLOADS/nofp" 1 clobber 2 \
+	>/dev/null 2>&1
+perf script -i dwarf.data --fields $FIELDS 2>/dev/null | drop_inlined >dwarf.perf.txt
+check "merge of the --call-graph dwarf file succeeds" "$PC" merge dwarf.data -o dwarf.trace.zip
+"$PC" cat dwarf.trace.zip perf.data.txt >dwarf.ours.txt
+check "dwarf: same samples, same frames as perf script's own unwinding" \
+	compare dwarf.perf.txt dwarf.ours.txt dwarf
+check "dwarf: every caller up to main, as perf finds them" \
+	test "$(callers_share dwarf.ours.txt '^nofp_inner$' nofp_work mid_fp main | cut -d' ' -f1)" -gt 0
 finish

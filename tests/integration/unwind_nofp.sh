@@ -78,7 +78,8 @@ check "-callgraph fp: the chain alone keeps none" test "$fn" -gt 0 -a "$fok" -eq
 # names a frame in an inlined function "NAME (inlined)", from debug info; we name the
 # function the address is in).
 record dwarf plain -callgraph dwarf
-perf script -i dwarf.data -F comm,pid,tid,time,period,event,ip,sym,dso >dwarf.script.txt 2>/dev/null
+perf script -i dwarf.data -F comm,pid,tid,time,period,event,ip,sym,dso 2>/dev/null |
+	drop_inlined >dwarf.script.txt
 sed -E 's/ +\[[0-9]+\] +/  /' dwarf.ours.txt >dwarf.ours.nocpu
 read -r dok dn <<<"$(kept dwarf.script.txt)"
 echo "-callgraph dwarf: perf script's own unwinding keeps every caller in $dok of $dn"
