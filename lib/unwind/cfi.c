@@ -2,6 +2,7 @@
  * CIEs are parsed once into a table of their own.  .eh_frame is looked in first, then
  * .debug_frame, as libunwind does. */
 #include "cfi.h"
+#include "cursor.h"
 
 #include "base/util.h"
 
@@ -92,59 +93,6 @@ struct cfi_table {
 	struct fde *fdes[2]; /* per section, sorted by lo */
 	size_t nfdes[2];
 };
-
-/* A bounded cursor. */
-struct cur {
-	const uint8_t *start, *p, *end;
-};
-
-static bool c_bytes(struct cur *c, void *out, size_t n)
-{
-	if ((size_t)(c->end - c->p) < n)
-		return false;
-	memcpy(out, c->p, n);
-	c->p += n;
-	return true;
-}
-
-static bool c_u8(struct cur *c, uint8_t *v)
-{
-	return c_bytes(c, v, 1);
-}
-
-static bool c_uleb(struct cur *c, uint64_t *v)
-{
-	uint64_t r = 0;
-	for (unsigned shift = 0; c->p < c->end; shift += 7) {
-		uint8_t b = *c->p++;
-		if (shift < 64)
-			r |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*v = r;
-			return true;
-		}
-	}
-	return false;
-}
-
-static bool c_sleb(struct cur *c, int64_t *v)
-{
-	uint64_t r = 0;
-	unsigned shift = 0;
-	while (c->p < c->end) {
-		uint8_t b = *c->p++;
-		if (shift < 64)
-			r |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				r |= ~(uint64_t)0 << shift;
-			*v = (int64_t)r;
-			return true;
-		}
-	}
-	return false;
-}
 
 /* An encoded pointer; pc-relative ones are relative to the section's address. */
 static bool c_pointer(struct cur *c, const struct sec *s, uint8_t enc, uint64_t *v)

@@ -2,6 +2,8 @@
  * memory read goes through read_u64(), which reads the copy or fails. */
 #include "unwind.h"
 
+#include "cursor.h"
+
 #include <string.h>
 
 /* DWARF expression opcodes (DWARF 5, 7.7.1) that CFI uses on x86-64: glibc's PLT entries and
@@ -80,54 +82,6 @@ static bool read_u64(struct mem *m, uint64_t addr, uint64_t *v)
 	return true;
 }
 
-/* A cursor over an expression's bytes. */
-struct ecur {
-	const uint8_t *p, *end;
-};
-
-static bool e_bytes(struct ecur *c, void *out, size_t n)
-{
-	if ((size_t)(c->end - c->p) < n)
-		return false;
-	memcpy(out, c->p, n);
-	c->p += n;
-	return true;
-}
-
-static bool e_uleb(struct ecur *c, uint64_t *v)
-{
-	uint64_t r = 0;
-	for (unsigned shift = 0; c->p < c->end; shift += 7) {
-		uint8_t b = *c->p++;
-		if (shift < 64)
-			r |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*v = r;
-			return true;
-		}
-	}
-	return false;
-}
-
-static bool e_sleb(struct ecur *c, int64_t *v)
-{
-	uint64_t r = 0;
-	unsigned shift = 0;
-	while (c->p < c->end) {
-		uint8_t b = *c->p++;
-		if (shift < 64)
-			r |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				r |= ~(uint64_t)0 << shift;
-			*v = (int64_t)r;
-			return true;
-		}
-	}
-	return false;
-}
-
 /* Evaluates the expression [off, off + len) of the rule's bytes; push_cfa puts the CFA on the
  * stack first (register rules do, the CFA's own expression does not). */
 static bool eval_expr(const struct unwind_rule *rule, int64_t off, uint16_t len,
@@ -136,7 +90,7 @@ static bool eval_expr(const struct unwind_rule *rule, int64_t off, uint16_t len,
 {
 	if (off < 0 || (uint64_t)off > rule->expr_size || rule->expr_size - (uint64_t)off < len)
 		return false;
-	struct ecur c = {rule->expr + off, rule->expr + off + len};
+	struct cur c = {rule->expr + off, rule->expr + off, rule->expr + off + len};
 	uint64_t st[EXPR_STACK];
 	size_t n = 0;
 	if (push_cfa)
@@ -153,9 +107,9 @@ static bool eval_expr(const struct unwind_rule *rule, int64_t off, uint16_t len,
 		}
 		if ((op >= OP_BREG0 && op <= OP_BREG31) || op == OP_BREGX) {
 			uint64_t reg = op - OP_BREG0;
-			if (op == OP_BREGX && !e_uleb(&c, &reg))
+			if (op == OP_BREGX && !c_uleb(&c, &reg))
 				return false;
-			if (!e_sleb(&c, &s) || reg >= UNWIND_NREGS || !(regs->valid & (1u << reg)))
+			if (!c_sleb(&c, &s) || reg >= UNWIND_NREGS || !(regs->valid & (1u << reg)))
 				return false;
 			u = regs->r[reg] + (uint64_t)s;
 			goto push;
@@ -166,57 +120,57 @@ static bool eval_expr(const struct unwind_rule *rule, int64_t off, uint16_t len,
 		case OP_ADDR:
 		case OP_CONST8U:
 		case OP_CONST8S:
-			if (!e_bytes(&c, &u, 8))
+			if (!c_bytes(&c, &u, 8))
 				return false;
 			goto push;
 		case OP_CONST1U: {
 			uint8_t v;
-			if (!e_bytes(&c, &v, 1))
+			if (!c_bytes(&c, &v, 1))
 				return false;
 			u = v;
 			goto push;
 		}
 		case OP_CONST1S: {
 			int8_t v;
-			if (!e_bytes(&c, &v, 1))
+			if (!c_bytes(&c, &v, 1))
 				return false;
 			u = (uint64_t)(int64_t)v;
 			goto push;
 		}
 		case OP_CONST2U: {
 			uint16_t v;
-			if (!e_bytes(&c, &v, 2))
+			if (!c_bytes(&c, &v, 2))
 				return false;
 			u = v;
 			goto push;
 		}
 		case OP_CONST2S: {
 			int16_t v;
-			if (!e_bytes(&c, &v, 2))
+			if (!c_bytes(&c, &v, 2))
 				return false;
 			u = (uint64_t)(int64_t)v;
 			goto push;
 		}
 		case OP_CONST4U: {
 			uint32_t v;
-			if (!e_bytes(&c, &v, 4))
+			if (!c_bytes(&c, &v, 4))
 				return false;
 			u = v;
 			goto push;
 		}
 		case OP_CONST4S: {
 			int32_t v;
-			if (!e_bytes(&c, &v, 4))
+			if (!c_bytes(&c, &v, 4))
 				return false;
 			u = (uint64_t)(int64_t)v;
 			goto push;
 		}
 		case OP_CONSTU:
-			if (!e_uleb(&c, &u))
+			if (!c_uleb(&c, &u))
 				return false;
 			goto push;
 		case OP_CONSTS:
-			if (!e_sleb(&c, &s))
+			if (!c_sleb(&c, &s))
 				return false;
 			u = (uint64_t)s;
 			goto push;
@@ -232,7 +186,7 @@ static bool eval_expr(const struct unwind_rule *rule, int64_t off, uint16_t len,
 			goto push;
 		case OP_PICK: {
 			uint8_t i;
-			if (!e_bytes(&c, &i, 1) || i >= n)
+			if (!c_bytes(&c, &i, 1) || i >= n)
 				return false;
 			u = st[n - 1 - i];
 			goto push;
@@ -268,14 +222,14 @@ static bool eval_expr(const struct unwind_rule *rule, int64_t off, uint16_t len,
 						   : st[n - 1];
 			continue;
 		case OP_PLUS_UCONST:
-			if (n < 1 || !e_uleb(&c, &u))
+			if (n < 1 || !c_uleb(&c, &u))
 				return false;
 			st[n - 1] += u;
 			continue;
 		case OP_SKIP:
 		case OP_BRA: {
 			int16_t d;
-			if (!e_bytes(&c, &d, 2))
+			if (!c_bytes(&c, &d, 2))
 				return false;
 			if (op == OP_BRA) {
 				if (n < 1)

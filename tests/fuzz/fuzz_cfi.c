@@ -5,44 +5,14 @@
  *
  * Input: u64 the .eh_frame's address, u32 its length, then .eh_frame's bytes, then
  * .debug_frame's (the rest), the last 256 bytes of the whole also serving as the stack. */
-#include "fuzz.h"
+#include "fuzz_rule.h"
 #include "unwind/cfi.h"
 
 static uint64_t sink;
 
-struct one_rule {
-	const struct unwind_rule *rule;
-	bool used;
-};
-
-static enum unwind_rule_kind lookup(void *arg, uint64_t pc, bool exact, struct unwind_rule *out)
-{
-	struct one_rule *o = arg;
-	if (o->used)
-		return UNWIND_RULE_NONE;
-	o->used = true;
-	*out = *o->rule;
-	return UNWIND_RULE_EXACT;
-}
-
 static void apply(const struct unwind_rule *r, const uint8_t *data, size_t size)
 {
-	size_t len = size < 256 ? size : 256;
-	uint8_t *copy = malloc(len ? len : 1); /* exactly len: ASan sees a read past it */
-	memcpy(copy, data + size - len, len);
-	struct unwind_regs regs;
-	memset(&regs, 0, sizeof(regs));
-	for (int i = 0; i < UNWIND_NREGS; i++)
-		regs.r[i] = 0x7ff000000000ull + 8 * (uint64_t)i;
-	regs.valid = (1u << UNWIND_NREGS) - 1;
-	struct unwind_stack st = {regs.r[UNWIND_RSP], copy, len};
-	struct one_rule o = {r, false};
-	struct unwind_frame out[4];
-	struct unwind_result res;
-	size_t n = unwind_stack(&regs, &st, NULL, 0, lookup, &o, out, 4, &res);
-	FUZZ_CHECK(n <= 4 && res.max_offset <= len);
-	sink += n + res.max_offset;
-	free(copy);
+	sink += fuzz_rule_apply(r, data, size, 256, 8);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -3,44 +3,14 @@
  * every prologue offset, in its middle and at its end, as an interrupted instruction (an
  * epilogue is read from the code) and as a return address, and each rule applied by the
  * unwinder (unwind.c) to a stack copy made of the input's last bytes. */
-#include "fuzz.h"
+#include "fuzz_rule.h"
 #include "unwind/pe_unwind.h"
 
 static uint64_t sink;
 
-struct one_rule {
-	const struct unwind_rule *rule;
-	bool used;
-};
-
-static enum unwind_rule_kind lookup(void *arg, uint64_t pc, bool exact, struct unwind_rule *out)
-{
-	struct one_rule *o = arg;
-	if (o->used)
-		return UNWIND_RULE_NONE;
-	o->used = true;
-	*out = *o->rule;
-	return UNWIND_RULE_EXACT;
-}
-
 static void apply(const struct unwind_rule *r, const uint8_t *data, size_t size)
 {
-	size_t len = size < 512 ? size : 512;
-	uint8_t *copy = malloc(len ? len : 1); /* exactly len: ASan sees a read past it */
-	memcpy(copy, data + size - len, len);
-	struct unwind_regs regs;
-	memset(&regs, 0, sizeof(regs));
-	for (int i = 0; i < UNWIND_NREGS; i++)
-		regs.r[i] = 0x7ff000000000ull + 16 * (uint64_t)i;
-	regs.valid = (1u << UNWIND_NREGS) - 1;
-	struct unwind_stack st = {regs.r[UNWIND_RSP], copy, len};
-	struct one_rule o = {r, false};
-	struct unwind_frame out[4];
-	struct unwind_result res;
-	size_t n = unwind_stack(&regs, &st, NULL, 0, lookup, &o, out, 4, &res);
-	FUZZ_CHECK(n <= 4 && res.max_offset <= len);
-	sink += n + res.max_offset;
-	free(copy);
+	sink += fuzz_rule_apply(r, data, size, 512, 16);
 }
 
 static void probe(const struct pe_unwind *t, uint32_t rva, const uint8_t *data, size_t size)

@@ -95,6 +95,21 @@ logged_filled_switches() {
 		awk '{ n += $1 + $2 } END { print n + 0 }'
 }
 
+# An awk function for texts in perf script's layout: load(FILE, H, F, N) reads FILE's samples
+# into H[i] (the header line), N[i] (its number of frames) and F[i, k] (frame k's line),
+# and returns how many there are.
+AWK_LOAD_SAMPLES='
+	function load(file, H, F, N,   n, line) {
+		n = 0
+		while ((getline line < file) > 0) {
+			if (line == "") continue
+			if (substr(line, 1, 1) != "\t") { n++; H[n] = line; N[n] = 0; continue }
+			N[n]++; F[n, N[n]] = line
+		}
+		close(file)
+		return n
+	}'
+
 # Our perf.data.txt against perf script's text of the same perf.data (a collection's, with
 # hybrid call stacks: perf shows its frame-pointer chains).  Deliberate difference: where a
 # chain crossed code without frame pointers (libc, libraries built without them), ours has
@@ -105,17 +120,7 @@ logged_filled_switches() {
 # printing the first differences) on any other difference: a header line, or a frame of
 # perf's missing from ours.
 same_but_mended() {
-	awk '
-	function load(file, H, F, N,   n, line) {
-		n = 0
-		while ((getline line < file) > 0) {
-			if (line == "") continue
-			if (substr(line, 1, 1) != "\t") { n++; H[n] = line; N[n] = 0; continue }
-			N[n]++; F[n, N[n]] = line
-		}
-		close(file)
-		return n
-	}
+	awk "$AWK_LOAD_SAMPLES"'
 	function show(i, what,   k) {
 		if (shown++ >= 4) return
 		printf "  sample %d: %s\n    %s\n", i, what, PH[i]

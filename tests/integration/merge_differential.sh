@@ -35,17 +35,7 @@ need_perf
 
 # compare PERF_TXT OURS_TXT LABEL: prints a summary, fails on real differences.
 compare() {
-	awk -v label="$3" '
-	function load(file, H, F, N,   n, line) {
-		n = 0
-		while ((getline line < file) > 0) {
-			if (line == "") continue
-			if (substr(line, 1, 1) != "\t") { n++; H[n] = line; N[n] = 0; continue }
-			N[n]++; F[n, N[n]] = line
-		}
-		close(file)
-		return n
-	}
+	awk -v label="$3" "$AWK_LOAD_SAMPLES"'
 	function split_frame(line, P,   s) {  # P["ip"], P["rest"] = "sym (dso)"
 		s = line; sub(/^\t */, "", s)
 		P["ip"] = s; sub(/ .*/, "", P["ip"])
