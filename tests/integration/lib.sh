@@ -158,13 +158,15 @@ drop_inlined() {
 
 # callers_share FILE LEAF CALLER...: of the samples of perf script text FILE whose first frame's
 # symbol matches the regular expression LEAF, how many have every CALLER (symbols, exactly,
-# in this order from the leaf up, other frames between allowed): prints "KEPT TOTAL".
+# in this order from the leaf up, other frames between allowed): prints "KEPT TOTAL".  With
+# CALLERS_SKIP=REGEX, samples with a frame matching it are left out (another path to LEAF).
 callers_share() {
 	local file=$1 leaf=$2; shift 2
-	awk -v leaf="$leaf" -v callers="$*" '
+	awk -v leaf="$leaf" -v callers="$*" -v skip="${CALLERS_SKIP:-}" '
 	BEGIN { n = split(callers, want, " ") }
 	function finish(   i, j) {
 		if (nf == 0 || f[1] !~ leaf) return
+		for (i = 2; skip != "" && i <= nf; i++) if (f[i] ~ skip) return
 		total++
 		j = 1
 		for (i = 2; i <= nf && j <= n; i++) if (f[i] == want[j]) j++
