@@ -1,6 +1,7 @@
 /* span: reading bytes someone else wrote, bounds-checked: a cursor over a byte range with
- * little-endian integers, LEB128 varuints and NUL-terminated UTF-16, and the unaligned
- * little-endian loads it is made of (for fixed layouts whose size the caller checked).
+ * little-endian integers, LEB128 (unsigned, and DWARF's signed) and NUL-terminated UTF-16,
+ * and the unaligned little-endian loads it is made of (for fixed layouts whose size the
+ * caller checked).
  *
  * A read past the end sets bad and yields zeros (NULL for bytes), and every read after it
  * fails the same way, so a parser checks bad once after a group of reads instead of after
@@ -115,6 +116,28 @@ static inline uint64_t span_varuint(struct span *s, uint64_t max)
 			if (v > max)
 				break;
 			return v;
+		}
+	}
+	s->bad = true;
+	return 0;
+}
+
+/* Signed LEB128 (DWARF's SLEB128): as span_varuint, the last byte's bit 6 the sign; at most
+ * 10 bytes, and a value that does not fit 64 bits is bad. */
+static inline int64_t span_varint(struct span *s)
+{
+	uint64_t v = 0;
+	for (unsigned shift = 0; shift < 70; shift += 7) {
+		uint8_t b = span_u8(s);
+		if (s->bad)
+			return 0;
+		if (shift == 63 && (b & 0x7f) != 0 && (b & 0x7f) != 0x7f) /* more than 64 bits */
+			break;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			if (shift < 57 && (b & 0x40))
+				v |= ~(uint64_t)0 << (shift + 7);
+			return (int64_t)v;
 		}
 	}
 	s->bad = true;

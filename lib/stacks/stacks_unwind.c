@@ -3,6 +3,7 @@
 
 #include "base/proc.h"
 #include "base/proc_maps.h"
+#include "base/search.h"
 #include "unwind/unwind_tables.h"
 
 #include <errno.h>
@@ -91,14 +92,7 @@ void stacks_unwinder_free(struct stacks_unwinder *u)
 
 static const struct vma *find_vma(const struct stacks_unwinder *u, uint64_t addr)
 {
-	size_t lo = 0, hi = u->nvmas;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (u->vmas[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = LOWER_BOUND(u->nvmas, i, u->vmas[i].end <= addr);
 	return lo < u->nvmas && u->vmas[lo].start <= addr ? &u->vmas[lo] : NULL;
 }
 

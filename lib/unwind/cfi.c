@@ -4,6 +4,7 @@
 #include "cfi.h"
 #include "cursor.h"
 
+#include "base/search.h"
 #include "base/util.h"
 
 #include <stdlib.h>
@@ -94,49 +95,42 @@ struct cfi_table {
 	size_t nfdes[2];
 };
 
+/* The section's bytes [from, to), positions in the span being offsets in the section (an
+ * encoded pointer's "here", an instruction's place); bad when from > to. */
+static struct span sec_span(const struct sec *s, size_t from, size_t to)
+{
+	struct span c = span_of(s->data, to);
+	c.pos = from <= to ? from : to;
+	c.bad = from > to;
+	return c;
+}
+
 /* An encoded pointer; pc-relative ones are relative to the section's address. */
-static bool c_pointer(struct cur *c, const struct sec *s, uint8_t enc, uint64_t *v)
+static bool c_pointer(struct span *c, const struct sec *s, uint8_t enc, uint64_t *v)
 {
 	*v = 0;
 	if (enc == PE_OMIT)
 		return false;
-	uint64_t here = s->addr + (uint64_t)(c->p - c->start);
+	uint64_t here = s->addr + c->pos;
 	uint64_t u = 0;
 	switch (enc & 0x0f) {
 	case PE_ABSPTR:
 	case PE_UDATA8:
 	case PE_SDATA8:
-		if (!c_bytes(c, &u, 8))
-			return false;
+		u = span_u64(c);
 		break;
-	case PE_UDATA2: {
-		uint16_t x;
-		if (!c_bytes(c, &x, 2))
-			return false;
-		u = x;
+	case PE_UDATA2:
+		u = span_u16(c);
 		break;
-	}
-	case PE_SDATA2: {
-		int16_t x;
-		if (!c_bytes(c, &x, 2))
-			return false;
-		u = (uint64_t)(int64_t)x;
+	case PE_SDATA2:
+		u = (uint64_t)(int64_t)(int16_t)span_u16(c);
 		break;
-	}
-	case PE_UDATA4: {
-		uint32_t x;
-		if (!c_bytes(c, &x, 4))
-			return false;
-		u = x;
+	case PE_UDATA4:
+		u = span_u32(c);
 		break;
-	}
-	case PE_SDATA4: {
-		int32_t x;
-		if (!c_bytes(c, &x, 4))
-			return false;
-		u = (uint64_t)(int64_t)x;
+	case PE_SDATA4:
+		u = (uint64_t)(int64_t)(int32_t)span_u32(c);
 		break;
-	}
 	case PE_ULEB128:
 		if (!c_uleb(c, &u))
 			return false;
@@ -151,6 +145,8 @@ static bool c_pointer(struct cur *c, const struct sec *s, uint8_t enc, uint64_t 
 	default:
 		return false;
 	}
+	if (c->bad)
+		return false;
 	switch (enc & 0x70) {
 	case 0:
 		break;
@@ -175,20 +171,20 @@ struct entry {
 
 static bool read_entry(const struct sec *s, size_t off, struct entry *e)
 {
-	struct cur c = {s->data, s->data + off, s->data + s->size};
+	struct span c = sec_span(s, off, s->size);
 	uint32_t len32;
 	uint64_t len;
 	bool dwarf64 = false;
-	if (!c_bytes(&c, &len32, 4))
+	if (!c_u32(&c, &len32))
 		return false;
 	if (len32 == 0xffffffffu) {
-		if (!c_bytes(&c, &len, 8))
+		if (!c_u64(&c, &len))
 			return false;
 		dwarf64 = true;
 	} else {
 		len = len32;
 	}
-	size_t start = (size_t)(c.p - c.start);
+	size_t start = c.pos;
 	if (len > s->size - start)
 		return false;
 	e->off = off;
@@ -201,23 +197,23 @@ static bool read_entry(const struct sec *s, size_t off, struct entry *e)
 	}
 	e->id_pos = start;
 	if (dwarf64) {
-		if (!c_bytes(&c, &e->id, 8))
+		if (!c_u64(&c, &e->id))
 			return false;
 		e->is_cie = s->eh ? e->id == 0 : e->id == UINT64_MAX;
 	} else {
 		uint32_t id;
-		if (!c_bytes(&c, &id, 4))
+		if (!c_u32(&c, &id))
 			return false;
 		e->id = id;
 		e->is_cie = s->eh ? id == 0 : id == 0xffffffffu;
 	}
-	e->body = (size_t)(c.p - c.start);
+	e->body = c.pos;
 	return e->body <= e->end;
 }
 
 static bool parse_cie(const struct sec *s, uint8_t secno, const struct entry *e, struct cie *out)
 {
-	struct cur c = {s->data, s->data + e->body, s->data + e->end};
+	struct span c = sec_span(s, e->body, e->end);
 	memset(out, 0, sizeof(*out));
 	out->off = e->off;
 	out->sec = secno;
@@ -225,15 +221,14 @@ static bool parse_cie(const struct sec *s, uint8_t secno, const struct entry *e,
 	uint8_t version;
 	if (!c_u8(&c, &version) || (version != 1 && version != 3 && version != 4))
 		return false;
-	const char *aug = (const char *)c.p;
-	size_t auglen = strnlen(aug, (size_t)(c.end - c.p));
-	if (auglen == (size_t)(c.end - c.p))
+	const char *aug = span_cstr(&c);
+	if (!aug)
 		return false;
-	c.p += auglen + 1;
+	size_t auglen = strlen(aug);
 	/* "eh" (an old GCC's pointer to exception data) is a word to skip */
 	if (auglen >= 2 && aug[0] == 'e' && aug[1] == 'h') {
 		uint64_t skip;
-		if (!c_bytes(&c, &skip, 8))
+		if (!c_u64(&c, &skip))
 			return false;
 	}
 	if (version == 4) { /* address_size, segment_selector_size */
@@ -258,9 +253,9 @@ static bool parse_cie(const struct sec *s, uint8_t secno, const struct entry *e,
 		return false;
 	if (aug[0] == 'z') {
 		uint64_t alen;
-		if (!c_uleb(&c, &alen) || alen > (uint64_t)(c.end - c.p))
+		if (!c_uleb(&c, &alen) || alen > span_left(&c))
 			return false;
-		struct cur a = {c.start, c.p, c.p + alen};
+		struct span a = sec_span(s, c.pos, c.pos + alen);
 		out->has_aug_data = true;
 		for (size_t i = 1; i < auglen; i++) {
 			uint8_t enc;
@@ -291,11 +286,11 @@ static bool parse_cie(const struct sec *s, uint8_t secno, const struct entry *e,
 				break;
 			}
 		}
-		c.p += alen;
+		span_take(&c, alen);
 	} else if (auglen && !(auglen >= 2 && aug[0] == 'e' && aug[1] == 'h')) {
 		return false; /* an augmentation without 'z' cannot be skipped */
 	}
-	out->insns = (size_t)(c.p - c.start);
+	out->insns = c.pos;
 	out->insns_end = e->end;
 	return true;
 }
@@ -361,16 +356,15 @@ static void index_section(struct cfi_table *t, uint8_t secno)
 		if (ci < 0)
 			continue;
 		const struct cie *cie = &t->cies[ci];
-		struct cur c = {s->data, s->data + e.body, s->data + e.end};
+		struct span c = sec_span(s, e.body, e.end);
 		uint64_t lo, range;
 		if (!c_pointer(&c, s, cie->fde_enc, &lo) ||
 		    !c_pointer(&c, s, cie->fde_enc & 0x0f, &range))
 			continue;
 		if (cie->has_aug_data) {
 			uint64_t alen;
-			if (!c_uleb(&c, &alen) || alen > (uint64_t)(c.end - c.p))
+			if (!c_uleb(&c, &alen) || !span_take(&c, alen))
 				continue;
-			c.p += alen;
 		}
 		if (!range || lo + range < lo)
 			continue;
@@ -378,7 +372,7 @@ static void index_section(struct cfi_table *t, uint8_t secno)
 		t->fdes[secno][t->nfdes[secno]++] = (struct fde){
 		    .lo = lo,
 		    .hi = lo + range,
-		    .insns = (uint32_t)(c.p - c.start),
+		    .insns = (uint32_t)c.pos,
 		    .insns_end = (uint32_t)e.end,
 		    .cie = (uint32_t)ci,
 		};
@@ -490,15 +484,14 @@ static bool set_reg(struct row *r, uint64_t reg, uint8_t how, int64_t val)
 }
 
 /* An expression block: where its bytes are, bounded. */
-static bool take_block(struct cur *c, int64_t *off, uint16_t *len)
+static bool take_block(struct span *c, int64_t *off, uint16_t *len)
 {
 	uint64_t n;
-	if (!c_uleb(c, &n) || n > (uint64_t)(c->end - c->p) || n > UINT16_MAX || n == 0)
+	if (!c_uleb(c, &n) || n > span_left(c) || n > UINT16_MAX || n == 0)
 		return false;
-	*off = c->p - c->start;
+	*off = (int64_t)c->pos;
 	*len = (uint16_t)n;
-	c->p += n;
-	return true;
+	return span_take(c, n) != NULL;
 }
 
 /* Runs [from, to) of the section's instructions until the location passes r->pc.  Returns
@@ -506,8 +499,8 @@ static bool take_block(struct cur *c, int64_t *off, uint16_t *len)
 static bool run_insns(struct run *r, size_t from, size_t to, bool initial)
 {
 	const struct cie *cie = r->cie;
-	struct cur c = {r->s->data, r->s->data + from, r->s->data + to};
-	while (c.p < c.end) {
+	struct span c = sec_span(r->s, from, to);
+	while (span_left(&c)) {
 		if (++r->insns > MAX_INSNS)
 			return false;
 		uint8_t op, b;
@@ -551,7 +544,7 @@ static bool run_insns(struct run *r, size_t from, size_t to, bool initial)
 				break;
 			case CFA_ADVANCE_LOC2: {
 				uint16_t d;
-				if (!c_bytes(&c, &d, 2))
+				if (!c_u16(&c, &d))
 					return false;
 				delta = d;
 				advance = true;
@@ -559,7 +552,7 @@ static bool run_insns(struct run *r, size_t from, size_t to, bool initial)
 			}
 			case CFA_ADVANCE_LOC4: {
 				uint32_t d;
-				if (!c_bytes(&c, &d, 4))
+				if (!c_u32(&c, &d))
 					return false;
 				delta = d;
 				advance = true;
@@ -705,14 +698,7 @@ static bool run_insns(struct run *r, size_t from, size_t to, bool initial)
 
 static const struct fde *find_fde(const struct fde *v, size_t n, uint64_t pc)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = LOWER_BOUND(n, i, v[i].lo <= pc);
 	/* the last FDE starting at or before pc; a few earlier ones may be longer */
 	for (size_t i = lo, tries = 0; i-- > 0 && tries < 4; tries++)
 		if (pc < v[i].hi)

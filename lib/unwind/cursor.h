@@ -1,65 +1,45 @@
-/* cursor: a bounded cursor over DWARF bytes (CFI instructions, expressions): bytes, ULEB128
- * and SLEB128, each read failing at the end instead of going past it.  The unwind stage's
- * own: cfi.c and unwind.c read the same encodings. */
+/* cursor: DWARF's operands (CFI instructions, expressions) read from a base/span.h span, each
+ * read returning whether it was in bounds: the instruction loops test operand by operand.
+ * cfi.c and unwind.c read the same encodings; the decoding itself is span.h's. */
 #ifndef PC_UNWIND_CURSOR_H
 #define PC_UNWIND_CURSOR_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
+#include "base/span.h"
 
-/* A bounded cursor. */
-struct cur {
-	const uint8_t *start, *p, *end;
-};
-
-static inline bool c_bytes(struct cur *c, void *out, size_t n)
+static inline bool c_u8(struct span *c, uint8_t *v)
 {
-	if ((size_t)(c->end - c->p) < n)
-		return false;
-	memcpy(out, c->p, n);
-	c->p += n;
-	return true;
+	*v = span_u8(c);
+	return !c->bad;
 }
 
-static inline bool c_u8(struct cur *c, uint8_t *v)
+static inline bool c_u16(struct span *c, uint16_t *v)
 {
-	return c_bytes(c, v, 1);
+	*v = span_u16(c);
+	return !c->bad;
 }
 
-static inline bool c_uleb(struct cur *c, uint64_t *v)
+static inline bool c_u32(struct span *c, uint32_t *v)
 {
-	uint64_t r = 0;
-	for (unsigned shift = 0; c->p < c->end; shift += 7) {
-		uint8_t b = *c->p++;
-		if (shift < 64)
-			r |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*v = r;
-			return true;
-		}
-	}
-	return false;
+	*v = span_u32(c);
+	return !c->bad;
 }
 
-static inline bool c_sleb(struct cur *c, int64_t *v)
+static inline bool c_u64(struct span *c, uint64_t *v)
 {
-	uint64_t r = 0;
-	unsigned shift = 0;
-	while (c->p < c->end) {
-		uint8_t b = *c->p++;
-		if (shift < 64)
-			r |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				r |= ~(uint64_t)0 << shift;
-			*v = (int64_t)r;
-			return true;
-		}
-	}
-	return false;
+	*v = span_u64(c);
+	return !c->bad;
+}
+
+static inline bool c_uleb(struct span *c, uint64_t *v)
+{
+	*v = span_varuint(c, UINT64_MAX);
+	return !c->bad;
+}
+
+static inline bool c_sleb(struct span *c, int64_t *v)
+{
+	*v = span_varint(c);
+	return !c->bad;
 }
 
 #endif

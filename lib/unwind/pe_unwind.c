@@ -4,6 +4,8 @@
  * the frame's stack or frame register, and where the return address is.  That is a rule. */
 #include "pe_unwind.h"
 
+#include "base/search.h"
+#include "base/span.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -70,20 +72,6 @@ static bool pread_all(int fd, void *buf, size_t n, uint64_t off)
 	return true;
 }
 
-static uint16_t u16(const uint8_t *p)
-{
-	uint16_t v;
-	memcpy(&v, p, 2);
-	return v;
-}
-
-static uint32_t u32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
 /* The file offset of [rva, rva + n) when one section holds all of it. */
 static bool rva_to_off(const struct pe_unwind *t, uint32_t rva, uint32_t n, uint64_t *off)
 {
@@ -125,12 +113,13 @@ static bool read_headers(struct pe_unwind *t, uint32_t *exc_rva, uint32_t *exc_s
 	uint8_t dos[64];
 	if (!pread_all(t->fd, dos, sizeof(dos), 0) || dos[0] != 'M' || dos[1] != 'Z')
 		return false;
-	uint32_t pe = u32(dos + 0x3c);
+	uint32_t pe = load_le32(dos + 0x3c);
 	uint8_t coff[24];
 	if (pe > (1u << 20) || !pread_all(t->fd, coff, sizeof(coff), pe) ||
 	    memcmp(coff, "PE\0\0", 4))
 		return false;
-	uint16_t machine = u16(coff + 4), nsecs = u16(coff + 6), optsize = u16(coff + 20);
+	uint16_t machine = load_le16(coff + 4), nsecs = load_le16(coff + 6),
+		 optsize = load_le16(coff + 20);
 	bool amd64 = false;
 	for (size_t i = 0; i < ARRAY_SIZE(amd64_machines); i++)
 		amd64 |= machine == amd64_machines[i];
@@ -138,13 +127,13 @@ static bool read_headers(struct pe_unwind *t, uint32_t *exc_rva, uint32_t *exc_s
 		return false;
 	uint8_t opt[240];
 	size_t optread = optsize < sizeof(opt) ? optsize : sizeof(opt);
-	if (!pread_all(t->fd, opt, optread, pe + 24) || u16(opt) != 0x20b) /* PE32+ */
+	if (!pread_all(t->fd, opt, optread, pe + 24) || load_le16(opt) != 0x20b) /* PE32+ */
 		return false;
-	uint32_t ndirs = u32(opt + 108);
+	uint32_t ndirs = load_le32(opt + 108);
 	if (ndirs < 4 || 112 + 4 * 8 > optread)
 		return false;
-	*exc_rva = u32(opt + 112 + 3 * 8);
-	*exc_size = u32(opt + 112 + 3 * 8 + 4);
+	*exc_rva = load_le32(opt + 112 + 3 * 8);
+	*exc_size = load_le32(opt + 112 + 3 * 8 + 4);
 	uint8_t *sh = xmalloc((size_t)nsecs * 40);
 	bool ok = pread_all(t->fd, sh, (size_t)nsecs * 40, (uint64_t)pe + 24 + optsize);
 	if (ok) {
@@ -152,7 +141,8 @@ static bool read_headers(struct pe_unwind *t, uint32_t *exc_rva, uint32_t *exc_s
 		for (size_t i = 0; i < nsecs; i++) {
 			const uint8_t *s = sh + 40 * i;
 			t->secs[t->nsecs++] =
-			    (struct section){u32(s + 12), u32(s + 8), u32(s + 20), u32(s + 16)};
+			    (struct section){load_le32(s + 12), load_le32(s + 8), load_le32(s + 20),
+					     load_le32(s + 16)};
 		}
 	}
 	free(sh);
@@ -178,7 +168,7 @@ struct pe_unwind *pe_unwind_new(int fd)
 	bool sorted = true;
 	for (size_t i = 0; i < n; i++) {
 		const uint8_t *e = raw + 12 * i;
-		struct function f = {u32(e), u32(e + 4), u32(e + 8)};
+		struct function f = {load_le32(e), load_le32(e + 4), load_le32(e + 8)};
 		if (f.end <= f.begin)
 			continue;
 		if (t->nfuncs && f.begin < t->funcs[t->nfuncs - 1].begin)
@@ -223,14 +213,7 @@ bool pe_unwind_function(const struct pe_unwind *t, size_t i, uint32_t *begin, ui
 
 static const struct function *find_function(const struct pe_unwind *t, uint32_t rva)
 {
-	size_t lo = 0, hi = t->nfuncs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->funcs[mid].begin <= rva)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = LOWER_BOUND(t->nfuncs, i, t->funcs[i].begin <= rva);
 	if (!lo || rva >= t->funcs[lo - 1].end)
 		return NULL;
 	return &t->funcs[lo - 1];
@@ -313,7 +296,7 @@ static bool replay(const struct pe_unwind *t, uint32_t info_rva, uint32_t at, bo
 			m->d += 8;
 			break;
 		case UWOP_ALLOC_LARGE:
-			m->d += info ? (int64_t)u32(x) : (int64_t)u16(x) * 8;
+			m->d += info ? (int64_t)load_le32(x) : (int64_t)load_le16(x) * 8;
 			break;
 		case UWOP_ALLOC_SMALL:
 			m->d += (int64_t)info * 8 + 8;
@@ -325,10 +308,10 @@ static bool replay(const struct pe_unwind *t, uint32_t info_rva, uint32_t at, bo
 			m->d = -16 * (int64_t)frame_off;
 			break;
 		case UWOP_SAVE_NONVOL:
-			save_at(m, to_dwarf[info], *est_base, *est_off + (int64_t)u16(x) * 8);
+			save_at(m, to_dwarf[info], *est_base, *est_off + (int64_t)load_le16(x) * 8);
 			break;
 		case UWOP_SAVE_NONVOL_FAR:
-			save_at(m, to_dwarf[info], *est_base, *est_off + (int64_t)u32(x));
+			save_at(m, to_dwarf[info], *est_base, *est_off + (int64_t)load_le32(x));
 			break;
 		case UWOP_SAVE_XMM128:
 		case UWOP_SAVE_XMM128_FAR:
@@ -340,7 +323,7 @@ static bool replay(const struct pe_unwind *t, uint32_t info_rva, uint32_t at, bo
 	}
 	if (flags & UNW_FLAG_CHAININFO) {
 		const uint8_t *e = buf + 4 + 2 * slots;
-		*chained = (struct function){u32(e), u32(e + 4), u32(e + 8)};
+		*chained = (struct function){load_le32(e), load_le32(e + 4), load_le32(e + 8)};
 		*has_chain = true;
 	}
 	return true;
@@ -396,7 +379,7 @@ static bool epilogue_rule(const struct pe_unwind *t, uint32_t rva, uint8_t frame
 		m.d = (int8_t)code[3];
 		i = 4;
 	} else if (code[0] == 0x48 && code[1] == 0x81 && code[2] == 0xc4) {
-		m.d = (int32_t)u32(code + 3);
+		m.d = (int32_t)load_le32(code + 3);
 		i = 7;
 	} else if ((code[0] & 0xfe) == 0x48 && code[1] == 0x8d && frame_reg) {
 		/* lea rsp, [frame register + disp8/32] */
@@ -408,7 +391,7 @@ static bool epilogue_rule(const struct pe_unwind *t, uint32_t rva, uint8_t frame
 			m.d = (int8_t)code[3];
 			i = 4;
 		} else if ((modrm >> 6) == 2) {
-			m.d = (int32_t)u32(code + 3);
+			m.d = (int32_t)load_le32(code + 3);
 			i = 7;
 		} else {
 			return false;

@@ -76,7 +76,7 @@ static bool read_u64(struct mem *m, uint64_t addr, uint64_t *v)
 	uint64_t off = addr - st->base;
 	if (off > st->len || st->len - off < 8)
 		return false;
-	memcpy(v, st->data + off, 8);
+	*v = load_le64(st->data + off);
 	if (off + 8 > m->max_offset)
 		m->max_offset = off + 8;
 	return true;
@@ -90,15 +90,15 @@ static bool eval_expr(const struct unwind_rule *rule, int64_t off, uint16_t len,
 {
 	if (off < 0 || (uint64_t)off > rule->expr_size || rule->expr_size - (uint64_t)off < len)
 		return false;
-	struct cur c = {rule->expr + off, rule->expr + off, rule->expr + off + len};
+	struct span c = span_of(rule->expr + off, len);
 	uint64_t st[EXPR_STACK];
 	size_t n = 0;
 	if (push_cfa)
 		st[n++] = cfa;
-	for (int steps = 0; c.p < c.end; steps++) {
+	for (int steps = 0; span_left(&c); steps++) {
 		if (steps >= EXPR_STEPS)
 			return false;
-		uint8_t op = *c.p++;
+		uint8_t op = span_u8(&c);
 		uint64_t u, a, b;
 		int64_t s;
 		if (op >= OP_LIT0 && op <= OP_LIT31) {
@@ -120,49 +120,49 @@ static bool eval_expr(const struct unwind_rule *rule, int64_t off, uint16_t len,
 		case OP_ADDR:
 		case OP_CONST8U:
 		case OP_CONST8S:
-			if (!c_bytes(&c, &u, 8))
+			if (!c_u64(&c, &u))
 				return false;
 			goto push;
 		case OP_CONST1U: {
 			uint8_t v;
-			if (!c_bytes(&c, &v, 1))
+			if (!c_u8(&c, &v))
 				return false;
 			u = v;
 			goto push;
 		}
 		case OP_CONST1S: {
-			int8_t v;
-			if (!c_bytes(&c, &v, 1))
+			uint8_t v;
+			if (!c_u8(&c, &v))
 				return false;
-			u = (uint64_t)(int64_t)v;
+			u = (uint64_t)(int64_t)(int8_t)v;
 			goto push;
 		}
 		case OP_CONST2U: {
 			uint16_t v;
-			if (!c_bytes(&c, &v, 2))
+			if (!c_u16(&c, &v))
 				return false;
 			u = v;
 			goto push;
 		}
 		case OP_CONST2S: {
-			int16_t v;
-			if (!c_bytes(&c, &v, 2))
+			uint16_t v;
+			if (!c_u16(&c, &v))
 				return false;
-			u = (uint64_t)(int64_t)v;
+			u = (uint64_t)(int64_t)(int16_t)v;
 			goto push;
 		}
 		case OP_CONST4U: {
 			uint32_t v;
-			if (!c_bytes(&c, &v, 4))
+			if (!c_u32(&c, &v))
 				return false;
 			u = v;
 			goto push;
 		}
 		case OP_CONST4S: {
-			int32_t v;
-			if (!c_bytes(&c, &v, 4))
+			uint32_t v;
+			if (!c_u32(&c, &v))
 				return false;
-			u = (uint64_t)(int64_t)v;
+			u = (uint64_t)(int64_t)(int32_t)v;
 			goto push;
 		}
 		case OP_CONSTU:
@@ -186,7 +186,7 @@ static bool eval_expr(const struct unwind_rule *rule, int64_t off, uint16_t len,
 			goto push;
 		case OP_PICK: {
 			uint8_t i;
-			if (!c_bytes(&c, &i, 1) || i >= n)
+			if (!c_u8(&c, &i) || i >= n)
 				return false;
 			u = st[n - 1 - i];
 			goto push;
@@ -228,19 +228,19 @@ static bool eval_expr(const struct unwind_rule *rule, int64_t off, uint16_t len,
 			continue;
 		case OP_SKIP:
 		case OP_BRA: {
-			int16_t d;
-			if (!c_bytes(&c, &d, 2))
+			uint16_t raw;
+			if (!c_u16(&c, &raw))
 				return false;
+			int16_t d = (int16_t)raw;
 			if (op == OP_BRA) {
 				if (n < 1)
 					return false;
 				if (!st[--n])
 					continue;
 			}
-			const uint8_t *start = rule->expr + off;
-			if ((d < 0 && c.p - start < -d) || (d > 0 && c.end - c.p < d))
+			if ((d < 0 && c.pos < (size_t)-d) || (d > 0 && span_left(&c) < (size_t)d))
 				return false;
-			c.p += d;
+			c.pos += (size_t)(ptrdiff_t)d;
 			continue;
 		}
 		default:
@@ -336,8 +336,7 @@ void unwind_regs_from_perf(struct unwind_regs *regs, uint64_t mask, const void *
 	for (int bit = 0; bit < 64; bit++) {
 		if (!(mask & (1ull << bit)))
 			continue;
-		uint64_t value;
-		memcpy(&value, v, 8);
+		uint64_t value = load_le64(v);
 		v += 8;
 		if (bit < 24 && to_dwarf[bit] >= 0) {
 			regs->r[to_dwarf[bit]] = value;

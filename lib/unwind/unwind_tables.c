@@ -3,6 +3,7 @@
  * stays open for the few bytes each lookup reads. */
 #include "unwind_tables.h"
 
+#include "base/hash.h"
 #include "base/util.h"
 #include "cfi.h"
 #include "pe_unwind.h"
@@ -205,8 +206,7 @@ void unwind_memo_free(struct unwind_memo *m)
 bool unwind_memo_rule(struct unwind_memo *m, const struct unwind_tables *t, uint64_t off,
 		      bool exact, struct unwind_rule *rule)
 {
-	uint64_t h = (off ^ (t->id * 0x9E3779B97F4A7C15ULL) ^ exact) * 0xff51afd7ed558ccdULL;
-	struct memo_entry *e = &m->v[(h >> 40) & (MEMO_SIZE - 1)];
+	struct memo_entry *e = &m->v[hash_two(t->id, off << 1 | exact) & (MEMO_SIZE - 1)];
 	if (e->id == t->id && e->off == off && e->exact == exact) {
 		if (e->found)
 			*rule = e->rule;

@@ -143,6 +143,38 @@ static void test_varuint(void)
 	CHECK(span_varuint(&s, UINT64_MAX) == 0 && s.bad);
 }
 
+/* DWARF's signed LEB128: the standard's examples (DWARF 5, 7.6), the ends of int64_t, and
+ * what does not fit or is cut short. */
+static void test_varint(void)
+{
+	static const struct {
+		uint8_t b[10];
+		size_t n;
+		int64_t v;
+	} cases[] = {
+	    {{0x02}, 1, 2},
+	    {{0x7e}, 1, -2},
+	    {{0xff, 0x00}, 2, 127},
+	    {{0x81, 0x7f}, 2, -127},
+	    {{0x80, 0x01}, 2, 128},
+	    {{0x80, 0x7f}, 2, -128},
+	    {{0x81, 0x01}, 2, 129},
+	    {{0xff, 0x7e}, 2, -129},
+	    {{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00}, 10, INT64_MAX},
+	    {{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x7f}, 10, INT64_MIN},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct span s = span_of(cases[i].b, sizeof(cases[i].b));
+		CHECK(span_varint(&s) == cases[i].v && !s.bad && s.pos == cases[i].n);
+	}
+	/* a 10th byte other than the sign's extension: more than 64 bits */
+	static const uint8_t over[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+	struct span s = span_of(over, sizeof(over));
+	CHECK(span_varint(&s) == 0 && s.bad);
+	s = span_of((const uint8_t[]){0x80, 0xff}, 2);
+	CHECK(span_varint(&s) == 0 && s.bad);
+}
+
 static void test_strings(void)
 {
 	static const uint8_t b[] = {'a', 0, 'b', 'c', 0, 'x', 0, 'y', 0, 0, 0, 'z'};
@@ -161,6 +193,7 @@ int main(void)
 	test_bounds();
 	test_values();
 	test_varuint();
+	test_varint();
 	test_strings();
 	return TEST_DONE();
 }
