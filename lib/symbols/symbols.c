@@ -32,10 +32,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define KERNEL_START	 0xffff800000000000ULL /* x86-64: everything above is the kernel's */
-#define MAX_STACK	 127		       /* perf script's default --max-stack */
-#define FRAME_CACHE_SIZE 16384		       /* power of two */
-#define PID_GEN_SLOTS	 65536		       /* power of two */
+#define FRAME_CACHE_SIZE 16384 /* power of two */
+#define PID_GEN_SLOTS	 65536 /* power of two */
 
 static const char UNKNOWN[] = "[unknown]";
 static const char KERNEL_DSO[] = "[kernel.kallsyms]";
@@ -611,8 +609,8 @@ static bool resolve_user(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64
 	return jp->jitdump == NULL;
 }
 
-static void resolve(struct symbolizer *s, uint32_t pid, bool kernel, uint64_t ip, uint64_t time,
-		    struct frame *f)
+void symbols_resolve(struct symbolizer *s, uint32_t pid, bool kernel, uint64_t ip, uint64_t time,
+		     struct frame *f)
 {
 	uint32_t key_pid = kernel ? UINT32_MAX : pid;
 	struct cached_frame *c = &s->cache[hash_two(key_pid, ip) & (FRAME_CACHE_SIZE - 1)];
@@ -632,103 +630,6 @@ static void resolve(struct symbolizer *s, uint32_t pid, bool kernel, uint64_t ip
 		c->key_pid = key_pid;
 		c->f = *f;
 	}
-}
-
-static bool mode_is_kernel(uint16_t cpumode)
-{
-	return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
-}
-
-/* The user part of a sample with registers and a stack copy: the chain's user frames mended
- * by unwinding.  perf prints the frames its own unwinder found (perf --call-graph dwarf's
- * layout) one byte before each return address, in the call; our hybrid layout's frames are
- * printed as the chain's are, at the return address. */
-static size_t unwound_frames(struct symbolizer *s, const struct perf_sample *sample,
-			     const uint64_t *chain, size_t nchain, uint64_t time, struct frame *out,
-			     size_t max)
-{
-	struct unwind_frame uf[MAX_STACK];
-	size_t n = symbols_unwind_user(s, sample, chain, nchain, uf, max);
-	bool perf_layout = sample->evsel && !perfdata_attr_regs_in_stack(&sample->evsel->attr);
-	/* perf's unwinder gives nothing for a pc in no mapping it knows (a sample in execve,
-	 * whose user registers are the old image's) */
-	if (perf_layout && n == 1 && !machine_find_map(s->m, sample->pid, uf[0].pc, false))
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t pc = uf[i].pc;
-		if (perf_layout && !uf[i].exact && uf[i].source == UNWIND_FROM_COPY)
-			pc--;
-		resolve(s, sample->pid, false, pc, time, &out[i]);
-	}
-	return n;
-}
-
-size_t symbolizer_frames(struct symbolizer *s, const struct perf_sample *sample, struct frame *out,
-			 size_t max)
-{
-	uint64_t time = sample->has_time ? sample->time : UINT64_MAX;
-	if (!max)
-		return 0;
-	if (max > MAX_STACK)
-		max = MAX_STACK;
-	bool unwind = s->opts.unwind && sample->user_regs;
-	if (sample->callchain) {
-		/* perf starts in user mode and switches at each context marker */
-		uint16_t mode = PERF_RECORD_MISC_USER;
-		size_t n = 0;
-		bool bad_marker = false, user_done = false;
-		for (uint64_t i = 0; i < sample->nr_callchain && n < max && n < MAX_STACK; i++) {
-			uint64_t ip = sample->callchain[i];
-			if (ip >= PERF_CONTEXT_MAX) {
-				if (ip == PERF_CONTEXT_KERNEL)
-					mode = PERF_RECORD_MISC_KERNEL;
-				else if (ip == PERF_CONTEXT_USER)
-					mode = PERF_RECORD_MISC_USER;
-				else if (ip == PERF_CONTEXT_HV)
-					mode = PERF_RECORD_MISC_HYPERVISOR;
-				else {
-					bad_marker = true;
-					break;
-				}
-				continue;
-			}
-			if (unwind && mode == PERF_RECORD_MISC_USER && !user_done) {
-				/* the chain's user frames, up to the next marker */
-				size_t nuser = 0;
-				while (i + nuser < sample->nr_callchain &&
-				       sample->callchain[i + nuser] < PERF_CONTEXT_MAX)
-					nuser++;
-				n += unwound_frames(s, sample, sample->callchain + i, nuser, time,
-						    out + n, max - n);
-				user_done = true;
-				i += nuser - 1;
-				continue;
-			}
-			resolve(s, sample->pid, mode_is_kernel(mode), ip, time, &out[n++]);
-		}
-		/* perf empties a callchain holding a marker it does not know (e.g. -1) */
-		if (bad_marker)
-			return 0;
-		/* no user part in the chain (perf --call-graph dwarf): unwound after it */
-		if (unwind && !user_done && n < max && n < MAX_STACK)
-			n += unwound_frames(s, sample, NULL, 0, time, out + n, max - n);
-		return n;
-	}
-	if (unwind)
-		return unwound_frames(s, sample, NULL, 0, time, out, max);
-	/* a lone sample ip: perf falls back to the kernel's maps for a kernel address seen in
-	 * user mode (thread__find_map_fb), which it does not do for callchain entries */
-	bool kernel =
-	    mode_is_kernel(sample->cpumode) ||
-	    (sample->ip >= KERNEL_START && !machine_find_map(s->m, sample->pid, sample->ip, false));
-	resolve(s, sample->pid, kernel, sample->ip, time, &out[0]);
-	out[0].ip = sample->ip; /* printed as it is */
-	return 1;
-}
-
-const struct symbolizer_unwind_stats *symbolizer_unwind_stats(const struct symbolizer *s)
-{
-	return &s->us;
 }
 
 bool symbolizer_map_elf(struct symbolizer *s, const struct map *map, struct map_elf *out)

@@ -11,6 +11,9 @@
 #include <string.h>
 #include <sys/types.h>
 
+#define KERNEL_START 0xffff800000000000ULL /* x86-64: everything above is the kernel's */
+#define MAX_STACK    127		   /* perf script's default --max-stack */
+
 struct unwind_tables;
 struct unwind_memo;
 
@@ -93,10 +96,8 @@ const struct unwind_tables *symbols_unwind_tables(struct symbolizer *s, struct s
 /* The running kernel's vdso (its symbols, and its unwind tables when unwinding). */
 struct dso *symbols_vdso(struct symbolizer *s);
 
-/* The user frames of a sample with user registers and a stack copy: the chain (the kernel's
- * user frames, n entries) mended by unwinding (unwind.h).  Returns how many were written. */
-size_t symbols_unwind_user(struct symbolizer *s, const struct perf_sample *sample,
-			   const uint64_t *chain, size_t nchain, struct unwind_frame *out,
-			   size_t max);
+/* One frame of a process (or the kernel's, pid ignored), named, through the frame cache. */
+void symbols_resolve(struct symbolizer *s, uint32_t pid, bool kernel, uint64_t ip, uint64_t time,
+		     struct frame *f);
 
 #endif
