@@ -31,8 +31,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 3:
 			v = span_ptr(&s, op & 0x80 ? 4 : 8);
 			break;
-		case 4:
-			v = span_varuint(&s, op & 0x80 ? UINT32_MAX : UINT64_MAX);
+		case 4: /* bit 6: DWARF's signed LEB128 */
+			v = op & 0x40 ? (uint64_t)span_varint(&s)
+				      : span_varuint(&s, op & 0x80 ? UINT32_MAX : UINT64_MAX);
 			break;
 		case 5:
 			p = span_take(&s, op >> 4);
