@@ -1,39 +1,9 @@
 /* speedscope: see speedscope.h. */
 #include "speedscope.h"
+#include "base/json.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* s as a JSON string: quotes, backslashes and control characters escaped, bytes that are not
- * UTF-8 replaced by U+FFFD so that the file stays valid JSON. */
-static void put_json(FILE *out, const char *s)
-{
-	putc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		unsigned c = *p;
-		size_t n = c < 0x80	    ? 1
-			   : (c >> 5) == 6  ? 2
-			   : (c >> 4) == 14 ? 3
-			   : (c >> 3) == 30 ? 4
-					    : 0;
-		bool ok = n > 0;
-		for (size_t i = 1; ok && i < n; i++)
-			ok = (p[i] & 0xc0) == 0x80;
-		if (!ok) {
-			fputs("\\ufffd", out);
-			p++;
-			continue;
-		}
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fwrite(p, 1, n, out);
-		p += n;
-	}
-	putc('"', out);
-}
 
 struct writer {
 	FILE *out;
@@ -64,11 +34,11 @@ static void write_frames(struct writer *w)
 			continue;
 		w->frame_of[f] = (int64_t)w->nframes++;
 		fputs(w->nframes > 1 ? ",\n{\"name\":" : "\n{\"name\":", w->out);
-		put_json(w->out, functable_name(w->ft, f));
+		json_put_string(w->out, functable_name(w->ft, f), 0);
 		const char *dso = functable_dso(w->ft, f);
 		if (*dso && functable_kind(w->ft, f) != FRAME_PROCESS) {
 			fputs(",\"file\":", w->out);
-			put_json(w->out, dso);
+			json_put_string(w->out, dso, 0);
 		}
 		putc('}', w->out);
 	}
@@ -98,7 +68,7 @@ static void write_profile(struct writer *w, uint32_t top, bool first)
 			 ? xasprintf("all processes: %.15g %s", weight_of(w, tn->total), w->o->what)
 			 : xasprintf("%s: %.15g %s", functable_name(w->ft, tn->func),
 				     weight_of(w, tn->total), w->o->what);
-	put_json(w->out, name);
+	json_put_string(w->out, name, 0);
 	free(name);
 	fprintf(w->out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%.15g,\"samples\":[",
 		w->o->unit, weight_of(w, tn->total));
@@ -149,7 +119,7 @@ int speedscope_write(FILE *out, const struct calltree *t, const struct speedscop
 			write_profile(&w, kids[i], false);
 	free(kids);
 	fputs("],\n\"name\":", out);
-	put_json(out, o->name ? o->name : "perfcollect-c");
+	json_put_string(out, o->name ? o->name : "perfcollect-c", 0);
 	fprintf(out, ",\"activeProfileIndex\":0,\"exporter\":\"perfcollect-c %s\"}\n", PC_VERSION);
 	free(w.frame_of);
 	free(w.path);
