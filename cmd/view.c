@@ -61,13 +61,14 @@ struct view_opts {
 	const char *graphtype, *processfilter, *event, *flamegraph, *folded, *percent_limit;
 	const char *viewer, *perfopt, *format, *output, *diff, *title;
 	long pid, tid, top, width;
-	bool offcpu, runtime;
+	bool offcpu, runtime, report;
 };
 
 static const char usage_text[] =
     "usage: perfcollect-c view <trace.zip | name.trace | perf.data.txt | x.nettrace | -> "
     "[options]\n"
     "       perfcollect-c view TRACE -runtime [gc|jit] [-format csv [-o FILE]]\n"
+    "       perfcollect-c view TRACE --report | -format html [-o FILE.html]\n"
     "Call graph and top functions (paged on a terminal when longer than the screen), or a\n"
     "flame graph, folded stacks, a pprof or speedscope profile, or a comparison (-diff); of\n"
     "CPU samples, blocked time, or the .NET allocations, exceptions and lock contention.\n"
@@ -83,8 +84,14 @@ static const char more_help[] =
     "zoom, Search with an 'ic' toggle for any case; -title, -width), folded ('a;b;c count'),\n"
     "pprof (gzipped profile.proto for go tool pprof, Pyroscope, Parca, Grafana) and\n"
     "speedscope (JSON for speedscope.app).  -diff OLD compares this trace with OLD: a table\n"
-    "of the functions whose share moved most, or with -format svg a differential flame graph\n"
-    "(red: more, blue: less, as shares of each trace's total).\n"
+    "of the functions whose share moved most, or with -format svg (or html) a differential\n"
+    "flame graph (red: more, blue: less, as shares of each trace's total).\n"
+    "\nhtml (or --report, which writes NAME.report.html beside the trace and prints its\n"
+    "path): one self-contained page, opened offline in any browser: every view the trace\n"
+    "has (CPU, blocked time, allocations, exceptions, contention) as a flame graph and a\n"
+    "call tree, with zoom, search, callers and callees of a function and the top functions;\n"
+    "each thread's timeline with the GC pauses and exceptions, whose selected range filters\n"
+    "the flame graph; the GC and JIT tables, the findings and the recording's facts.\n"
     "\nperfcollect's view options: -viewer perf is this report; -viewer lttng the .NET\n"
     "runtime events; -perfopt \"OPTS\" takes perf report's --sort comm,dso,sym,\n"
     "--percent-limit, --comms, --pid, --tid, -g caller|callee and --stdio, and names the\n"
@@ -193,7 +200,9 @@ int cmd_view(int argc, char **argv)
 	    {"offcpu", 0, CLI_FLAG, &vo.offcpu, NULL,
 	     "only the blocked (off-CPU) time, in ms, from sched_switch samples (below)"},
 	    {"format", 0, CLI_STR, &vo.format, "FMT",
-	     "text (default), svg, folded, pprof, speedscope, or csv (-runtime) (below)"},
+	     "text (default), svg, folded, pprof, speedscope, html, or csv (-runtime) (below)"},
+	    {"report", 0, CLI_FLAG, &vo.report, NULL,
+	     "write the HTML report NAME.report.html beside the trace and print its path"},
 	    {"output", 'o', CLI_STR, &vo.output, "FILE",
 	     "where -format writes (- for stdout; default: named after the trace)"},
 	    {"runtime", 0, CLI_FLAG, &vo.runtime, NULL,
@@ -273,6 +282,7 @@ int cmd_view(int argc, char **argv)
 	rq.event = vo.event;
 	rq.offcpu = vo.offcpu;
 	rq.runtime = vo.runtime;
+	rq.report = vo.report;
 	rq.format = vo.format;
 	rq.output = vo.output;
 	rq.flamegraph = vo.flamegraph;

@@ -51,7 +51,7 @@ _perfcollect_c()
 	collect | start) opts=$collect_opts ;;
 	stop) opts="-list -o -outdir -v -verbose -help" ;;
 	merge) opts="-o -format -symbolserver -nosymbolserver -symbolcache -symboltimeout -help" ;;
-	view) opts="-graphtype -processfilter -pid -tid -event -offcpu -runtime -format -o -output -flamegraph -folded -diff -title -width -top -percent-limit -viewer -perfopt -v -verbose -help" ;;
+	view) opts="-graphtype -processfilter -pid -tid -event -offcpu -runtime -report -format -o -output -flamegraph -folded -diff -title -width -top -percent-limit -viewer -perfopt -v -verbose -help" ;;
 	log) opts="-tail -help" ;;
 	ls | cat | livetrace) opts="-help" ;;
 	install) opts="-force -help" ;;
@@ -82,7 +82,7 @@ _perfcollect_c()
 		return ;;
 	format)
 		case $cmd in
-		view) COMPREPLY=($(compgen -W "text svg folded pprof speedscope csv" -- "$cur")) ;;
+		view) COMPREPLY=($(compgen -W "text svg folded pprof speedscope html csv" -- "$cur")) ;;
 		collect | start | merge) COMPREPLY=($(compgen -W "perfcollect nettrace both" -- "$cur")) ;;
 		esac
 		return ;;

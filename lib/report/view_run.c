@@ -2,6 +2,7 @@
 #include "view_run.h"
 #include "diff.h"
 #include "export.h"
+#include "html.h"
 #include "view_text.h"
 #include "base/outfile.h"
 #include "base/tracefile.h"
@@ -12,7 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
-#define FORMAT_CSV (-2) /* -format csv: the runtime's tables */
+#define FORMAT_CSV  (-2) /* -format csv: the runtime's tables */
+#define FORMAT_HTML (-3) /* -format html: the whole view as one page (html.h) */
 
 static void say(const struct view_request *rq, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -45,6 +47,26 @@ static char *default_output(const char *input, const char *ext)
 	return out;
 }
 
+/* --report: "dir/app.trace.zip" -> "dir/app.report.html", beside the trace. */
+static char *report_path(const char *input)
+{
+	if (!strcmp(input, "-"))
+		return xstrdup("stdin.report.html");
+	char *name = tracefile_name(input);
+	char *dir = xstrdup(input);
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/') /* "x.trace/": beside the directory, not in it */
+		dir[--n] = 0;
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir] = 0; /* "/x.zip" keeps its "/" */
+	char *out = tracefile_path(slash ? dir : NULL, name[strspn(name, "./")] ? name : "profile",
+				   ".report.html");
+	free(dir);
+	free(name);
+	return out;
+}
+
 /* The format a file name asks for: FILE.svg, FILE.pb.gz, FILE.speedscope.json ... */
 static int format_of_path(const char *path)
 {
@@ -53,7 +75,8 @@ static int format_of_path(const char *path)
 		int f;
 	} exts[] = {{".svg", EXPORT_SVG},	  {".folded", EXPORT_FOLDED},
 		    {".pb.gz", EXPORT_PPROF},	  {".pprof", EXPORT_PPROF},
-		    {".json", EXPORT_SPEEDSCOPE}, {".csv", FORMAT_CSV}};
+		    {".json", EXPORT_SPEEDSCOPE}, {".csv", FORMAT_CSV},
+		    {".html", FORMAT_HTML}};
 	for (size_t i = 0; i < ARRAY_SIZE(exts); i++)
 		if (str_endswith(path, exts[i].ext))
 			return exts[i].f;
@@ -66,6 +89,8 @@ static const char *ext_of(const struct view_request *rq, int f)
 	 * overwrite) that one's name. */
 	if (rq->diff && f == EXPORT_SVG)
 		return ".diff.svg";
+	if (f == FORMAT_HTML)
+		return rq->diff ? ".diff.html" : ".html";
 	if (f != FORMAT_CSV)
 		return export_extension((enum export_format)f);
 	return rq->runtime_table && !strcasecmp(rq->runtime_table, "jit") ? ".jit.csv" : ".gc.csv";
@@ -81,14 +106,27 @@ static int plan_outputs(const struct view_request *rq, struct output *outs, size
 	if (rq->folded)
 		outs[(*n)++] = (struct output){EXPORT_FOLDED, rq->folded};
 	int f = -1;
-	if (rq->format && !strcasecmp(rq->format, "csv")) {
+	if (rq->report && rq->format && strcasecmp(rq->format, "html")) {
+		say(rq, "--report writes the HTML report; -format %s goes without it", rq->format);
+		return -1;
+	}
+	if (rq->report && rq->output) {
+		say(rq, "--report names its file after the trace (NAME.report.html beside it); "
+			"for another name use -format html -o FILE.html");
+		return -1;
+	}
+	if (rq->report) {
+		f = FORMAT_HTML;
+	} else if (rq->format && !strcasecmp(rq->format, "html")) {
+		f = FORMAT_HTML;
+	} else if (rq->format && !strcasecmp(rq->format, "csv")) {
 		f = FORMAT_CSV;
 	} else if (rq->format && strcasecmp(rq->format, "text")) {
 		f = export_format_parse(rq->format);
 		if (f < 0) {
 			say(rq,
-			    "-format is text, svg, folded, pprof, speedscope or csv (-runtime), "
-			    "not '%s'",
+			    "-format is text, svg, folded, pprof, speedscope, html or csv "
+			    "(-runtime), not '%s'",
 			    rq->format);
 			return -1;
 		}
@@ -97,7 +135,9 @@ static int plan_outputs(const struct view_request *rq, struct output *outs, size
 			"other formats");
 		return -1;
 	} else if (rq->output && (f = format_of_path(rq->output)) == -1) {
-		say(rq, "which format for %s? add -format svg, folded, pprof, speedscope or csv",
+		say(rq,
+		    "which format for %s? add -format svg, folded, pprof, speedscope, html or "
+		    "csv",
 		    rq->output);
 		return -1;
 	}
@@ -107,13 +147,16 @@ static int plan_outputs(const struct view_request *rq, struct output *outs, size
 		return -1;
 	}
 	if (f != -1 && f != FORMAT_CSV && rq->runtime) {
-		say(rq, "-runtime writes text or csv; the .NET views in other formats are -event "
+		say(rq, "-runtime writes text or csv (the HTML report, -format html, holds the "
+			"runtime's tables without it); the .NET views in other formats are -event "
 			"alloc, -event exception and -event contention");
 		return -1;
 	}
 	if (f != -1) {
 		const char *path = rq->output;
-		if (!path)
+		if (rq->report)
+			path = *owned = report_path(rq->input);
+		else if (!path)
 			path = *owned = default_output(rq->input, ext_of(rq, f));
 		outs[(*n)++] = (struct output){f, path};
 	}
@@ -121,16 +164,20 @@ static int plan_outputs(const struct view_request *rq, struct output *outs, size
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp(outs[i].path, "-") &&
 		    outfile_check_target(outs[i].path,
-					 outs[i].format == FORMAT_CSV
-					     ? "the table"
+					 outs[i].format == FORMAT_CSV ? "the table"
+					 : outs[i].format == FORMAT_HTML
+					     ? "the report"
 					     : export_what((enum export_format)outs[i].format),
 					 inputs) < 0) {
 			say(rq, "%s", pc_strerror());
 			return -1;
 		}
-	if (rq->diff && (*n > 1 || (*n == 1 && outs[0].format != EXPORT_SVG))) {
-		say(rq, "-diff makes a text table or an SVG flame graph (-format svg); for pprof "
-			"compare with 'go tool pprof -diff_base OLD.pb.gz NEW.pb.gz'");
+	if (rq->diff && (*n > 1 || (*n == 1 && outs[0].format != EXPORT_SVG &&
+				    outs[0].format != FORMAT_HTML))) {
+		say(rq,
+		    "-diff makes a text table, an SVG flame graph (-format svg) or an HTML one "
+		    "(-format html); for pprof compare with 'go tool pprof -diff_base OLD.pb.gz "
+		    "NEW.pb.gz'");
 		return -1;
 	}
 	if (rq->width && (rq->width < 200 || rq->width > 100000)) {
@@ -328,7 +375,27 @@ static int run_diff(const struct view_request *rq, struct view *v, const struct 
 		struct calltree *now =
 		    calltree_derive(e ? e->tree : v->offcpu_tree, CALLTREE_MERGE_NAMES);
 		struct calltree *was = calltree_derive(bt, CALLTREE_MERGE_NAMES);
-		if (nouts) {
+		if (nouts && outs[0].format == FORMAT_HTML) {
+			uint64_t *bw = diff_base_totals(now, was);
+			struct html_job hj = {.path = outs[0].path,
+					      .v = v,
+					      .input = rq->input,
+					      .title = rq->title,
+					      .pid = rq->pid,
+					      .diff_tree = now,
+					      .diff_kind = e ? e->kind : VIEW_BLOCKED,
+					      .diff_event = e ? e->name : OFFCPU_EVENT,
+					      .base_totals = bw,
+					      .base_total = calltree_total(was),
+					      .base_name = rq->diff};
+			rc = html_write(&hj) ? 1 : 0;
+			if (rc)
+				say(rq, "%s", pc_strerror());
+			else if (strcmp(outs[0].path, "-"))
+				say(rq, "wrote %s (differential, against %s)", outs[0].path,
+				    rq->diff);
+			free(bw);
+		} else if (nouts) {
 			uint64_t *bw = diff_base_totals(now, was);
 			struct export_ctx x = {.rq = rq, .v = v, .base_totals = bw};
 			struct event_tree ne = {.name = e ? e->name : OFFCPU_EVENT,
@@ -469,6 +536,35 @@ static int run_view(const struct view_request *rq, struct view *v, const struct 
 	return 0;
 }
 
+/* The HTML report: every view the trace has, its timelines and the runtime's tables. */
+static int run_html(const struct view_request *rq, struct view *v, const struct html_times *times,
+		    const struct output *out, FILE *text)
+{
+	bool any = calltree_total(v->offcpu_tree) || (v->rt && runtime_report_processes(v->rt));
+	for (size_t i = 0; i < v->nevents; i++)
+		any |= calltree_total(v->events[i].tree) > 0;
+	if (!any) {
+		say(rq, "no samples in %s%s: nothing to report", rq->input,
+		    v->skipped ? " match the filters" : "");
+		return 1;
+	}
+	struct html_job j = {.path = out->path,
+			     .v = v,
+			     .input = rq->input,
+			     .title = rq->title,
+			     .pid = rq->pid,
+			     .times = times};
+	if (html_write(&j)) {
+		say(rq, "%s", pc_strerror());
+		return 1;
+	}
+	if (rq->report)
+		fprintf(text, "%s\n", out->path);
+	else if (strcmp(out->path, "-"))
+		say(rq, "wrote %s (the report: open it in a browser)", out->path);
+	return 0;
+}
+
 static void warn_input(const struct view_request *rq, const struct view *v,
 		       const struct stackfile_stats *st)
 {
@@ -517,6 +613,16 @@ int view_run(const struct view_request *rq, char **text, size_t *len)
 	}
 	int rc = 1;
 	struct view *v = view_new(rq->pid, rq->tid, rq->processfilter);
+	struct html_times *times = NULL;
+	const struct output *html = NULL;
+	for (size_t i = 0; i < nouts; i++)
+		if (outs[i].format == FORMAT_HTML)
+			html = &outs[i];
+	if (html && !rq->diff) {
+		times = html_times_new();
+		times->v = v;
+		view_observe(v, html_times_observe, times);
+	}
 	struct stackfile_stats st;
 	if (view_read(v, rq->input, &st) < 0) {
 		say(rq, "%s", pc_strerror());
@@ -524,10 +630,20 @@ int view_run(const struct view_request *rq, char **text, size_t *len)
 	}
 	warn_input(rq, v, &st);
 	FILE *f = open_memstream(text, len);
-	if (rq->runtime)
+	if (html && !rq->diff) {
+		rc = run_html(rq, v, times, html, f);
+		struct output rest[3];
+		size_t nrest = 0;
+		for (size_t i = 0; i < nouts; i++)
+			if (&outs[i] != html)
+				rest[nrest++] = outs[i];
+		if (!rc && nrest) /* -flamegraph, -folded beside it */
+			rc = run_view(rq, v, rest, nrest, f);
+	} else if (rq->runtime) {
 		rc = run_runtime(rq, v, nouts ? &outs[0] : NULL, f);
-	else
+	} else {
 		rc = run_view(rq, v, outs, nouts, f);
+	}
 	if (fclose(f) && !rc) {
 		say(rq, "cannot write the report: %s", strerror(errno));
 		rc = 1;
@@ -538,6 +654,7 @@ int view_run(const struct view_request *rq, char **text, size_t *len)
 		*len = 0;
 	}
 out:
+	html_times_free(times);
 	view_free(v);
 	free(owned);
 	return rc;

@@ -15,6 +15,7 @@ struct view_request {
 	const char *event;	   /* -event NAME or NULL */
 	bool offcpu;		   /* -offcpu */
 	bool runtime;		   /* -runtime */
+	bool report;		   /* --report: NAME.report.html beside the trace */
 	const char *runtime_table; /* -runtime gc|jit; NULL: the whole report */
 	const char *format;	   /* -format, NULL: text */
 	const char *output;	   /* -o, NULL: named after the trace */
