@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs the npm packages of package.json (speedscope for its file-format schema, ajv,
-# jsdom) once into a cache keyed by package.json, and prints that directory; exit 77 with a
-# reason where node or npm is missing or the registry cannot be reached.
+# jsdom, puppeteer-core for the HTML report in chromium) once into a cache keyed by
+# package.json, and prints that directory; exit 77 with a reason where node or npm is
+# missing or the registry cannot be reached.
 here=$(cd "$(dirname "$0")" && pwd)
 command -v node >/dev/null || { echo "SKIP: node is not installed: run scripts/setup as root"; exit 77; }
 command -v npm >/dev/null || { echo "SKIP: npm is not installed: run scripts/setup as root"; exit 77; }
