@@ -49,10 +49,14 @@ async function check(browser, s) {
   await page.waitForFunction(() => window.pcReport, {timeout: 30000});
   const wall = Date.now() - t0;
   const nav = await page.evaluate(() => {
-    const n = performance.getEntriesByType('navigation')[0];
-    return {load: n.loadEventEnd - n.startTime, dcl: n.domContentLoadedEventEnd - n.startTime};
+    const n = performance.getEntriesByType('navigation')[0], t = window.pcReport.timing;
+    return {load: n.loadEventEnd - n.startTime, dcl: n.domContentLoadedEventEnd - n.startTime,
+            resp: n.responseEnd - n.startTime, start: t.start, parse: t.parsed - t.start,
+            prepare: t.prepared - t.parsed, draw: t.drawn - t.prepared};
   });
-  out(s.name, 'load_ms', nav.load.toFixed(0), 'domcontentloaded_ms', nav.dcl.toFixed(0), 'wall_ms', wall);
+  out(s.name, 'load_ms', nav.load.toFixed(0), 'domcontentloaded_ms', nav.dcl.toFixed(0), 'wall_ms', wall,
+      'response_end_ms', nav.resp.toFixed(0), 'script_start_ms', nav.start.toFixed(0),
+      'json_ms', nav.parse.toFixed(0), 'prepare_ms', nav.prepare.toFixed(0), 'draw_ms', nav.draw.toFixed(0));
   const views = await page.evaluate(() => window.pcReport.data.views.map((v) => v.id));
   out(s.name, 'views', views.join('|'));
   for (const id of views) {

@@ -3,12 +3,14 @@
  * inclusive weights, callers and callees.  Names are data: nothing here touches the DOM. */
 'use strict';
 
-var PC = {};
+var PC = {timing: {start: performance.now()}};
 
 PC.load = function () {
   var D = JSON.parse(document.getElementById('pc-data').textContent);
+  PC.timing.parsed = performance.now();
   D.frames.count = D.frames.name.length;
   D.views.forEach(function (v, i) { PC.prepareView(D, v, i); });
+  PC.timing.prepared = performance.now();
   return D;
 };
 

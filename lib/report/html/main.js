@@ -224,10 +224,12 @@
 
   if (timeline) timeline.draw();
   redraw();
+  PC.timing.drawn = performance.now();
 
   window.pcReport = {
     data: D,
     state: S,
+    timing: PC.timing,
     flame: flame,
     timeline: timeline,
     setView: function (id) { setView(D.views.filter(function (v) { return v.id === id; })[0]); },
