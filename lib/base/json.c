@@ -37,3 +37,22 @@ void json_put_string(FILE *out, const char *s, unsigned flags)
 	}
 	putc('"', out);
 }
+
+void json_put_base64(FILE *out, const void *data, size_t n)
+{
+	static const char digits[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *p = data;
+	putc('"', out);
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16;
+		if (i + 1 < n)
+			v |= (uint32_t)p[i + 1] << 8;
+		if (i + 2 < n)
+			v |= p[i + 2];
+		char q[4] = {digits[v >> 18], digits[(v >> 12) & 63],
+			     i + 1 < n ? digits[(v >> 6) & 63] : '=', i + 2 < n ? digits[v & 63] : '='};
+		fwrite(q, 1, 4, out);
+	}
+	putc('"', out);
+}

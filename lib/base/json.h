@@ -16,5 +16,8 @@
 
 /* s as a quoted JSON string. */
 void json_put_string(FILE *out, const char *s, unsigned flags);
+/* n bytes as a quoted JSON string of their base64 (RFC 4648, padded): compact binary data
+ * (a page decodes it with atob()); safe inside <script> as it is. */
+void json_put_base64(FILE *out, const void *data, size_t n);
 
 #endif

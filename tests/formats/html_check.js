@@ -44,6 +44,8 @@ async function check(browser, s) {
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('dialog', async (d) => { dialogs.push(d.message()); await d.dismiss(); });
   page.on('request', (r) => { if (!/^(file|data|about):/.test(r.url())) requests.push(r.url()); });
+  const cdp = await page.createCDPSession();
+  await cdp.send('Performance.enable', {timeDomain: 'threadTicks'});
   const t0 = Date.now();
   await page.goto('file://' + path.resolve(s.file), {waitUntil: 'load', timeout: 60000});
   await page.waitForFunction(() => window.pcReport, {timeout: 30000});
@@ -54,9 +56,13 @@ async function check(browser, s) {
             resp: n.responseEnd - n.startTime, start: t.start, parse: t.parsed - t.start,
             prepare: t.prepared - t.parsed, draw: t.drawn - t.prepared};
   });
+  // the renderer's CPU time (load-independent where wall times are not: a shared machine)
+  const metrics = (await cdp.send('Performance.getMetrics')).metrics;
+  const cpu = metrics.find((m) => m.name === 'ProcessTime');
   out(s.name, 'load_ms', nav.load.toFixed(0), 'domcontentloaded_ms', nav.dcl.toFixed(0), 'wall_ms', wall,
       'response_end_ms', nav.resp.toFixed(0), 'script_start_ms', nav.start.toFixed(0),
-      'json_ms', nav.parse.toFixed(0), 'prepare_ms', nav.prepare.toFixed(0), 'draw_ms', nav.draw.toFixed(0));
+      'json_ms', nav.parse.toFixed(0), 'prepare_ms', nav.prepare.toFixed(0), 'draw_ms', nav.draw.toFixed(0),
+      'renderer_cpu_ms', cpu ? (cpu.value * 1000).toFixed(0) : '?');
   const views = await page.evaluate(() => window.pcReport.data.views.map((v) => v.id));
   out(s.name, 'views', views.join('|'));
   for (const id of views) {

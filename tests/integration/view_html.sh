@@ -91,18 +91,20 @@ if [ "$(id -u)" = 0 ] && (source "$TEST_SRCDIR/workloads/dotnet/testlib.sh" && n
 	source "$TEST_SRCDIR/workloads/dotnet/testlib.sh"
 	need_dotnet_app
 	go=$T/go
-	# The app spins in its hot method long after the collection's 6 s: it outlives the
-	# post-processing, which reads its perf map.
+	# The app waits for $T/stop after its work: it outlives our collection's post-processing,
+	# which reads its perf map through the live process.
 	env DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_PerfMapEnabled=1 \
-		"${DOTNET_CMD[@]}" "$DLL" perfview "$go" 60 >"$T/app.out" 2>&1 &
+		"${DOTNET_CMD[@]}" "$DLL" perfview "$go" 2 "$T/stop" >"$T/app.out" 2>&1 &
 	APP_PID=$!
 	cleanup_hooks+=("kill $APP_PID 2>/dev/null; wait $APP_PID 2>/dev/null; remove_runtime_files $APP_PID")
 	if wait_until 60 grep -q "^ready $APP_PID\$" "$T/app.out"; then
-		start_collect app -pid "$APP_PID" -collectsec 6 -events DotNETRuntime_GCKeyword,DotNETRuntime_ExceptionKeyword,DotNETRuntime_ContentionKeyword,DotNETRuntime_JitKeyword,DotNETRuntime_LoaderKeyword
+		start_collect app -pid "$APP_PID" -events DotNETRuntime_GCKeyword,DotNETRuntime_ExceptionKeyword,DotNETRuntime_ContentionKeyword,DotNETRuntime_JitKeyword,DotNETRuntime_LoaderKeyword
 		wait_until 30 grep -q "recording its .NET runtime events" app.err || fail "no EventPipe session: $(cat app.err)"
 		touch "$go"
+		wait_until 90 grep -q '^done' "$T/app.out" || fail "the app did not finish: $(cat "$T/app.out")"
+		kill -INT "$collector"
 		wait "$collector"
-		kill "$APP_PID"
+		touch "$T/stop"
 		wait "$APP_PID"
 		"$PC" view app.trace.zip -format html -o app.html 2>err
 		check "view -format html of the .NET app's trace" test -s app.html

@@ -30,11 +30,25 @@ PC.prepareView = function (D, v, index) {
   /* The events' times, absolute (us from t0), per thread. */
   v.timed = [];
   (v.times || []).forEach(function (t) {
-    var dt = t[1], abs = new Float64Array(dt.length), acc = 0;
-    for (var k = 0; k < dt.length; k++) { acc += dt[k]; abs[k] = acc; }
-    v.timed.push({thread: t[0], t: abs, node: t[2], w: t[3] || null});
+    var abs = PC.varuints(t[1], Float64Array);
+    for (var k = 1; k < abs.length; k++) abs[k] += abs[k - 1];
+    v.timed.push({thread: t[0], t: abs, node: PC.varuints(t[2], Uint32Array), w: t[3] || null});
   });
+  delete v.times;
   PC.setWeights(v, null);
+};
+
+/* LEB128 varuints in base64 (html.c's times and nodes) into a typed array. */
+PC.varuints = function (b64, Type) {
+  var s = atob(b64), n = 0, i;
+  for (i = 0; i < s.length; i++) if (s.charCodeAt(i) < 128) n++;
+  var out = new Type(n), v = 0, mult = 1, k = 0;
+  for (i = 0; i < s.length; i++) {
+    var c = s.charCodeAt(i);
+    v += (c & 127) * mult;
+    if (c < 128) { out[k++] = v; v = 0; mult = 1; } else mult *= 128;
+  }
+  return out;
 };
 
 /* The view's weights: the whole trace (range null) or the events in [range.a, range.b] us. */

@@ -142,10 +142,12 @@ PC.Timeline.prototype.draw = function () {
        run together */
     g.fillStyle = 'rgb(220,90,20)';
     var median = function (th) {
+      if (th.median !== undefined) return th.median;
       var gaps = [];
       for (var i = 1; i < th.t.length && gaps.length < 5000; i++) gaps.push(th.t[i] - th.t[i - 1]);
       gaps.sort(function (p, q) { return p - q; });
-      return gaps.length ? Math.max(gaps[gaps.length >> 1], 1) : Infinity;
+      th.median = gaps.length ? Math.max(gaps[gaps.length >> 1], 1) : Infinity;
+      return th.median;
     };
     /* the sampling interval, as the busy threads show it */
     var interval = Infinity;
