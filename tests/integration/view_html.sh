@@ -132,8 +132,11 @@ for p in markup diff $($c_trace && echo hot) $($dotnet_trace && echo dotnet); do
 	check "$p: no console error" test "$(field $p console_errors | cut -f3)" = 0
 	check "$p: no network request" test "$(field $p requests | cut -f3)" = 0
 	check "$p: no dialog (no script from the trace ran)" test "$(field $p dialogs | cut -f3)" = 0
-	load=$(field $p load_ms | cut -f3)
-	check "$p: loaded in under 2 s ($load ms)" test "${load:-99999}" -lt 2000
+	# The renderer's CPU time to the load event: wall times on a shared machine measure its
+	# load as much as the page (bench/view_html.sh shows both).
+	load=$(field $p load_ms | awk -F'\t' '{ print $NF }')
+	check "$p: loaded with under 2 s of the renderer's CPU ($load ms; wall $(field $p load_ms | cut -f3) ms)" \
+		test "${load:-99999}" -lt 2000
 done
 
 check "markup: the markup frame is drawn in the flame graph" drawn markup cpu-clock "$MARKUP"
