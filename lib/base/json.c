@@ -51,7 +51,8 @@ void json_put_base64(FILE *out, const void *data, size_t n)
 		if (i + 2 < n)
 			v |= p[i + 2];
 		char q[4] = {digits[v >> 18], digits[(v >> 12) & 63],
-			     i + 1 < n ? digits[(v >> 6) & 63] : '=', i + 2 < n ? digits[v & 63] : '='};
+			     i + 1 < n ? digits[(v >> 6) & 63] : '=',
+			     i + 2 < n ? digits[v & 63] : '='};
 		fwrite(q, 1, 4, out);
 	}
 	putc('"', out);

@@ -165,6 +165,20 @@ void outfile_abort(struct outfile *o)
 	outfile_free(o);
 }
 
+int outfile_write(const char *path, int (*write)(FILE *out, const void *arg), const void *arg)
+{
+	if (!strcmp(path, "-"))
+		return write(stdout, arg) ? -1 : 0;
+	struct outfile *o = outfile_open(path);
+	if (!o)
+		return -1;
+	if (write(outfile_stream(o), arg)) {
+		outfile_abort(o);
+		return -1;
+	}
+	return outfile_commit(o);
+}
+
 struct outfile *outfile_resume(const char *path, const char *tag, uint64_t *have)
 {
 	char *temp = xasprintf("%s.part%s", path, tag);

@@ -48,6 +48,10 @@ int outfile_commit(struct outfile *o);
 int outfile_commit_new(struct outfile *o);
 /* Removes the temporary file and frees o (NULL is fine). */
 void outfile_abort(struct outfile *o);
+/* The whole of an output written by write(stream, arg): to standard output for path "-",
+ * else through outfile_open() and outfile_commit(), nothing left at path when write()
+ * returns non-zero (after pc_err()) or the commit fails.  0 or -1. */
+int outfile_write(const char *path, int (*write)(FILE *out, const void *arg), const void *arg);
 
 enum {
 	OUTFILE_REPLACE = 1, /* remove what has the name first (a file we made before) */

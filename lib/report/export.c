@@ -113,16 +113,12 @@ static int write_to(FILE *out, const struct export_job *j)
 	return pc_err("unknown format");
 }
 
+static int write_job(FILE *out, const void *j)
+{
+	return write_to(out, j);
+}
+
 int export_write(const struct export_job *j)
 {
-	if (!strcmp(j->path, "-"))
-		return write_to(stdout, j);
-	struct outfile *o = outfile_open(j->path);
-	if (!o)
-		return -1;
-	if (write_to(outfile_stream(o), j)) {
-		outfile_abort(o);
-		return -1;
-	}
-	return outfile_commit(o);
+	return outfile_write(j->path, write_job, j);
 }

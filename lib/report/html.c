@@ -529,8 +529,9 @@ static void write_data(struct hw *w)
 	free(w->kids);
 }
 
-static int write_page(FILE *out, const struct html_job *j)
+static int write_page(FILE *out, const void *arg)
 {
+	const struct html_job *j = arg;
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 	      "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
@@ -550,14 +551,5 @@ static int write_page(FILE *out, const struct html_job *j)
 
 int html_write(const struct html_job *j)
 {
-	if (!strcmp(j->path, "-"))
-		return write_page(stdout, j);
-	struct outfile *of = outfile_open(j->path);
-	if (!of)
-		return -1;
-	if (write_page(outfile_stream(of), j) < 0) {
-		outfile_abort(of);
-		return -1;
-	}
-	return outfile_commit(of);
+	return outfile_write(j->path, write_page, j);
 }
