@@ -43,17 +43,22 @@ void json_put_base64(FILE *out, const void *data, size_t n)
 	static const char digits[] =
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	const unsigned char *p = data;
+	uint32_t acc = 0; /* bits not yet written, the oldest highest */
+	unsigned bits = 0;
+	size_t chars = 0;
 	putc('"', out);
-	for (size_t i = 0; i < n; i += 3) {
-		uint32_t v = (uint32_t)p[i] << 16;
-		if (i + 1 < n)
-			v |= (uint32_t)p[i + 1] << 8;
-		if (i + 2 < n)
-			v |= p[i + 2];
-		char q[4] = {digits[v >> 18], digits[(v >> 12) & 63],
-			     i + 1 < n ? digits[(v >> 6) & 63] : '=',
-			     i + 2 < n ? digits[v & 63] : '='};
-		fwrite(q, 1, 4, out);
+	for (size_t i = 0; i < n; i++) {
+		acc = (acc << 8) | p[i];
+		for (bits += 8; bits >= 6; chars++) {
+			bits -= 6;
+			putc(digits[(acc >> bits) & 63], out);
+		}
 	}
+	if (bits) {
+		putc(digits[(acc << (6 - bits)) & 63], out);
+		chars++;
+	}
+	for (; chars % 4; chars++)
+		putc('=', out);
 	putc('"', out);
 }
