@@ -39,14 +39,22 @@ int main(void)
 	CHECK_PUT("plain", 0, "\"plain\"");
 	CHECK_PUT("q\"b\\\n\t\x01", 0, "\"q\\\"b\\\\\\u000a\\u0009\\u0001\"");
 	/* bytes that are not UTF-8 become U+FFFD; UTF-8 stays as it is */
-	CHECK_PUT("a\xff" "b\xc3", 0, "\"a\\ufffdb\\ufffd\"");
+	CHECK_PUT("a\xff"
+		  "b\xc3",
+		  0, "\"a\\ufffdb\\ufffd\"");
 	CHECK_PUT("caf\xc3\xa9", 0, "\"caf\xc3\xa9\"");
 	/* in a script: no '<' at all, U+2028 and U+2029 escaped */
 	CHECK_PUT("</script><img src=x>", JSON_IN_SCRIPT, "\"\\u003c/script>\\u003cimg src=x>\"");
-	CHECK_PUT("a\xe2\x80\xa8" "b\xe2\x80\xa9", JSON_IN_SCRIPT, "\"a\\u2028b\\u2029\"");
+	CHECK_PUT("a\xe2\x80\xa8"
+		  "b\xe2\x80\xa9",
+		  JSON_IN_SCRIPT, "\"a\\u2028b\\u2029\"");
 	CHECK_PUT("a\xe2\x80\xa8", 0, "\"a\xe2\x80\xa8\"");
-	const char *vec[][2] = {{"", "\"\""},		{"f", "\"Zg==\""},	    {"fo", "\"Zm8=\""},
-				{"foo", "\"Zm9v\""},	{"foob", "\"Zm9vYg==\""}, {"fooba", "\"Zm9vYmE=\""},
+	const char *vec[][2] = {{"", "\"\""},
+				{"f", "\"Zg==\""},
+				{"fo", "\"Zm8=\""},
+				{"foo", "\"Zm9v\""},
+				{"foob", "\"Zm9vYg==\""},
+				{"fooba", "\"Zm9vYmE=\""},
 				{"foobar", "\"Zm9vYmFy\""}};
 	for (size_t i = 0; i < sizeof(vec) / sizeof(vec[0]); i++) {
 		char *got = b64(vec[i][0]);
