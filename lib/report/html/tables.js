@@ -39,10 +39,10 @@ PC.table = function (cols, rows, opts) {
     body.textContent = '';
     r.slice(0, opts.limit || 1000).forEach(function (row) {
       var tr = PC.el('tr');
-      row.forEach(function (c) {
+      row.forEach(function (c, ci) {
         var obj = c && typeof c === 'object';
         var td = PC.el('td', obj ? c.cls : typeof c === 'number' ? 'n' : null,
-                       obj ? c.text : typeof c === 'number' ? PC.num(c, opts.digits || 0) : c);
+                       obj ? c.text : typeof c === 'number' ? PC.num(c, (opts.intCols || []).indexOf(ci) >= 0 ? 0 : opts.digits || 0) : c);
         if (obj && c.onclick) { td.classList.add('link'); td.addEventListener('click', c.onclick); }
         tr.appendChild(td);
       });
@@ -131,11 +131,11 @@ PC.callTree = function (D, v, hits, onPick) {
 
 PC.gcTable = function (D) {
   var cols = D.gcCols.slice(0, -1);
-  return PC.table(cols, D.gcs.map(function (r) { return r.slice(0, -1); }), {digits: 3});
+  return PC.table(cols, D.gcs.map(function (r) { return r.slice(0, -1); }), {digits: 3, intCols: [0, 1, 2, 18]});
 };
 
 PC.jitTable = function (D) {
-  return PC.table(D.jitCols, D.jits, {digits: 3, sortCol: 3, limit: 500});
+  return PC.table(D.jitCols, D.jits, {digits: 3, sortCol: 3, limit: 500, intCols: [0, 4, 6]});
 };
 
 /* The recording's facts and what it did and did not collect. */
