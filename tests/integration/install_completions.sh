@@ -52,7 +52,7 @@ if [ -f /usr/share/bash-completion/bash_completion ]; then
 	b() { bash --norc --noprofile "$C/bash_complete.sh" "$P" "$@" 2>&1 | words; }
 	expect bash "perfcollect-c st" "stacks start stop" "$(b perfcollect-c st)"
 	expect bash "perfcollect-c view --fo" "--folded --format" "$(b perfcollect-c view --fo)"
-	expect bash "perfcollect-c view -format " "csv folded pprof speedscope svg text" "$(b perfcollect-c view -format '')"
+	expect bash "perfcollect-c view -format " "csv folded html pprof speedscope svg text" "$(b perfcollect-c view -format '')"
 	expect bash "perfcollect-c view " "a.trace.zip b.nettrace snap.trace.zip sub1 sub2" "$(b perfcollect-c view '')"
 	expect bash "perfcollect-c cat snap.trace.zip " "${entries% }" "$(b perfcollect-c cat snap.trace.zip '')"
 	expect bash "perfcollect-c collect x -o " "sub1 sub2" "$(b perfcollect-c collect x -o '')"
@@ -68,7 +68,7 @@ if command -v zsh >/dev/null; then
 	z() { timeout 60 zsh -f "$C/zsh_complete.zsh" "$P/share/zsh/site-functions" "$1" "$T/zcompdump" 2>&1 | words; }
 	expect zsh "perfcollect-c st" "stacks start stop" "$(z 'perfcollect-c st')"
 	expect zsh "perfcollect-c view --fo" "--folded --format" "$(z 'perfcollect-c view --fo')"
-	expect zsh "perfcollect-c view -format " "csv folded pprof speedscope svg text" "$(z 'perfcollect-c view -format ')"
+	expect zsh "perfcollect-c view -format " "csv folded html pprof speedscope svg text" "$(z 'perfcollect-c view -format ')"
 	expect zsh "perfcollect-c view " "a.trace.zip b.nettrace snap.trace.zip sub1 sub2" "$(z 'perfcollect-c view ')"
 	expect zsh "perfcollect-c cat snap.trace.zip " "${entries% }" "$(z 'perfcollect-c cat snap.trace.zip ')"
 	expect zsh "perfcollect-c collect x -o " "sub1 sub2" "$(z 'perfcollect-c collect x -o ')"
@@ -85,7 +85,7 @@ if command -v fish >/dev/null; then
 	}
 	expect fish "perfcollect-c st" "stacks start stop" "$(f 'perfcollect-c st')"
 	expect fish "perfcollect-c view --fo" "--folded --format" "$(f 'perfcollect-c view --fo')"
-	expect fish "perfcollect-c view -format " "csv folded pprof speedscope svg text" "$(f 'perfcollect-c view -format ')"
+	expect fish "perfcollect-c view -format " "csv folded html pprof speedscope svg text" "$(f 'perfcollect-c view -format ')"
 	expect fish "perfcollect-c view " "a.trace.zip b.nettrace snap.trace.zip sub1 sub2" "$(f 'perfcollect-c view ')"
 	expect fish "perfcollect-c cat snap.trace.zip " "${entries% }" "$(f 'perfcollect-c cat snap.trace.zip ')"
 	expect fish "perfcollect-c collect x -o " "sub1 sub2" "$(f 'perfcollect-c collect x -o ')"
