@@ -458,6 +458,10 @@ namespace PcDotnetApp
 			// Bounded: a test that dies leaves no app behind for long.
 			for (int i = 0; stop != null && !File.Exists(stop) && i < 12000; i++)
 				Thread.Sleep(10);
+			return 0;
+		}
+	}
+
 	// Work on the thread pool (Task.Run: PortableThreadPool's workers run it from
 	// ThreadPoolWorkQueue.Dispatch) beside the main thread's, round after round.
 	public static class Pool
