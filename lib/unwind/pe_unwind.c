@@ -242,7 +242,7 @@ static bool replay(const struct pe_unwind *t, uint32_t info_rva, uint32_t at, bo
 		   struct function *chained, bool *has_chain)
 {
 	uint8_t buf[4 + 255 * 2 + 2 + 12];
-	uint64_t off;
+	uint64_t off = 0;
 	*has_chain = false;
 	if (!rva_to_off(t, info_rva, 4, &off) || !pread_all(t->fd, buf, 4, off))
 		return false;
@@ -364,7 +364,7 @@ static bool epilogue_rule(const struct pe_unwind *t, uint32_t rva, uint8_t frame
 			  struct unwind_rule *r)
 {
 	uint8_t code[48];
-	uint64_t off;
+	uint64_t off = 0;
 	size_t n = sizeof(code);
 	while (n > 8 && !rva_to_off(t, rva, (uint32_t)n, &off))
 		n /= 2;
@@ -432,7 +432,7 @@ bool pe_unwind_rule(const struct pe_unwind *t, uint32_t rva, bool exact, struct 
 		return false;
 	/* The function's frame register, for an epilogue's lea. */
 	uint8_t hdr[4];
-	uint64_t off;
+	uint64_t off = 0;
 	if (!rva_to_off(t, f->unwind, 4, &off) || !pread_all(t->fd, hdr, 4, off))
 		return false;
 	uint32_t at = at_rva - f->begin;
