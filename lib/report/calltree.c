@@ -524,3 +524,12 @@ void calltree_func_weights(const struct calltree *t, uint64_t **self, uint64_t *
 	}
 	free(stamp);
 }
+
+const char *calltree_weight_str(uint64_t w, uint64_t unit_div, char *buf, size_t len)
+{
+	if (unit_div > 1)
+		snprintf(buf, len, "%.2f", (double)w / (double)unit_div);
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)w);
+	return buf;
+}

@@ -68,6 +68,10 @@ struct calltree *calltree_new(struct functable *ft);
 void calltree_free(struct calltree *t);
 struct functable *calltree_functable(const struct calltree *t);
 
+/* A weight as reports show it: a count, or divided by unit_div with two decimals (ns as ms).
+ * Returns buf. */
+const char *calltree_weight_str(uint64_t w, uint64_t unit_div, char *buf, size_t len);
+
 /* Adds weight to the stack funcs[0..n), funcs[0] next to the root. */
 void calltree_add(struct calltree *t, const uint32_t *funcs, size_t n, uint64_t weight);
 /* The node of the stack funcs[0..n), added without weight when new: for weights known only

@@ -239,16 +239,6 @@ static void frame_color(enum flamegraph_palette pal, enum frame_kind k, const ch
 	rgb[2] = b[4] + (int)(b[5] * v3);
 }
 
-/* A weight as shown: a count, or divided by unit_div with two decimals (ns as ms). */
-static const char *fmt_weight(uint64_t w, const struct flamegraph_opts *o, char *buf, size_t len)
-{
-	if (o->unit_div > 1)
-		snprintf(buf, len, "%.2f", (double)w / (double)o->unit_div);
-	else
-		snprintf(buf, len, "%llu", (unsigned long long)w);
-	return buf;
-}
-
 /* ---- .NET names, short ---- */
 
 /* Where the type before "::" starts: after the last space outside brackets. */
@@ -377,7 +367,8 @@ static void flush_merged(struct svg *s, size_t depth)
 		"<g class=\"f m\" data-s=\"%llu\" data-n=\"%llu\" data-d=\"%zu\"><title>"
 		"%zu function%s, each narrower than a pixel at %u px\n%s %s, %.2f%%",
 		(unsigned long long)m->x, (unsigned long long)m->w, depth, m->n,
-		m->n == 1 ? "" : "s", s->width, fmt_weight(m->w, s->o, ws, sizeof(ws)), s->unit,
+		m->n == 1 ? "" : "s", s->width,
+		calltree_weight_str(m->w, s->o->unit_div, ws, sizeof(ws)), s->unit,
 		total ? 100.0 * (double)m->w / (double)total : 0.0);
 	put_rect(s, FG_PAD + (double)m->x * s->scale, row_y(s, depth), (double)m->w * s->scale,
 		 grey);
@@ -432,15 +423,17 @@ static void put_hover(const struct svg *s, uint32_t node, const char *name, enum
 		}
 	}
 	char ws[32];
-	fprintf(out, "\n%s %s, %.2f%%", fmt_weight(nd->total, s->o, ws, sizeof(ws)), s->unit,
+	fprintf(out, "\n%s %s, %.2f%%",
+		calltree_weight_str(nd->total, s->o->unit_div, ws, sizeof(ws)), s->unit,
 		total ? 100.0 * (double)nd->total / (double)total : 0.0);
 	if (nd->self && nd->self != nd->total)
-		fprintf(out, " (self %s, %.2f%%)", fmt_weight(nd->self, s->o, ws, sizeof(ws)),
+		fprintf(out, " (self %s, %.2f%%)",
+			calltree_weight_str(nd->self, s->o->unit_div, ws, sizeof(ws)),
 			100.0 * (double)nd->self / (double)total);
 	if (s->o->base_totals) {
 		uint64_t base = s->o->base_totals[CALLTREE_ROOT], b = s->o->base_totals[node];
 		fprintf(out, "\nin %s: ", s->o->base_name ? s->o->base_name : "the base");
-		put_xml(out, fmt_weight(b, s->o, ws, sizeof(ws)), SIZE_MAX);
+		put_xml(out, calltree_weight_str(b, s->o->unit_div, ws, sizeof(ws)), SIZE_MAX);
 		fprintf(out, " %s, %.2f%%; change %+.2f points", s->unit,
 			base ? 100.0 * (double)b / (double)base : 0.0,
 			100.0 * share_change(s, node));

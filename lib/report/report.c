@@ -15,16 +15,6 @@ static const char *heading(const char *unit, char *buf, size_t len)
 	return buf;
 }
 
-/* A weight as shown: a count, or divided by unit_div with two decimals (ns as ms). */
-static const char *fmt_weight(uint64_t w, const struct report_opts *o, char *buf, size_t len)
-{
-	if (o->unit_div > 1)
-		snprintf(buf, len, "%.2f", (double)w / (double)o->unit_div);
-	else
-		snprintf(buf, len, "%llu", (unsigned long long)w);
-	return buf;
-}
-
 static double pct(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
@@ -100,7 +90,8 @@ static void print_children(struct printer *p, uint32_t node)
 		bool last = i + 1 == n;
 		char label[80], w[32];
 		int ll = snprintf(label, sizeof(label), "%s--%.2f%% [%s]--", last ? " " : "|",
-				  pct(c->total, p->base), fmt_weight(c->total, p->o, w, sizeof(w)));
+				  pct(c->total, p->base),
+				  calltree_weight_str(c->total, p->o->unit_div, w, sizeof(w)));
 		fprintf(p->out, "%s|\n%s%s%s\n", p->prefix, p->prefix, label,
 			functable_name(p->ft, c->func));
 		size_t saved = p->len;
@@ -137,7 +128,7 @@ int report_tree(FILE *out, const struct calltree *t, const struct report_opts *o
 		const char *name = functable_name(p.ft, e->func);
 		const char *dso = functable_dso(p.ft, e->func);
 		fprintf(out, "\n%9.2f%%  %10s  %s %s  (%s)\n", pct(e->total, p.base),
-			fmt_weight(e->total, o, w, sizeof(w)),
+			calltree_weight_str(e->total, o->unit_div, w, sizeof(w)),
 			kind_marker(functable_kind(p.ft, e->func)), name,
 			*dso ? base_name(dso) : "[unknown]");
 		fprintf(out, "            |\n            ---%s\n", name);
@@ -148,7 +139,8 @@ int report_tree(FILE *out, const struct calltree *t, const struct report_opts *o
 	if (hidden)
 		fprintf(out, "\n# %zu more entr%s under %.2g%%: %s %s (%.2f%%)\n", hidden,
 			hidden == 1 ? "y" : "ies", o->percent_limit,
-			fmt_weight(hidden_w, o, w, sizeof(w)), o->unit, pct(hidden_w, p.base));
+			calltree_weight_str(hidden_w, o->unit_div, w, sizeof(w)), o->unit,
+			pct(hidden_w, p.base));
 	free(entries);
 	free(p.prefix);
 	return finish(out);
@@ -193,8 +185,9 @@ static void top_table(FILE *out, const struct calltree *t, const struct report_o
 		const char *dso = functable_dso(r->ft, f);
 		char ws[32], wi[32];
 		fprintf(out, "%8.2f%%  %10s  %6.2f%%  %10s  %s %s  (%s)\n", pct(r->self[f], base),
-			fmt_weight(r->self[f], o, ws, sizeof(ws)), pct(r->incl[f], base),
-			fmt_weight(r->incl[f], o, wi, sizeof(wi)),
+			calltree_weight_str(r->self[f], o->unit_div, ws, sizeof(ws)),
+			pct(r->incl[f], base),
+			calltree_weight_str(r->incl[f], o->unit_div, wi, sizeof(wi)),
 			kind_marker(functable_kind(r->ft, f)), functable_name(r->ft, f),
 			*dso ? base_name(dso) : "[unknown]");
 		shown++;
@@ -236,7 +229,8 @@ int report_processes(FILE *out, const struct calltree *t, const struct report_op
 	for (size_t i = 0; i < n && i < o->top; i++) {
 		const struct calltree_node *c = calltree_node(t, kids[i]);
 		fprintf(out, "%8.2f%%  %10s  %s\n", pct(c->total, base),
-			fmt_weight(c->total, o, w, sizeof(w)), functable_name(ft, c->func));
+			calltree_weight_str(c->total, o->unit_div, w, sizeof(w)),
+			functable_name(ft, c->func));
 	}
 	if (n > o->top)
 		fprintf(out, "# ... and %zu more commands\n", n - o->top);
@@ -359,7 +353,7 @@ int report_sorted(FILE *out, const struct calltree *t, const char *keys,
 		if (pct(rows[i].w, base) < o->percent_limit)
 			break;
 		fprintf(out, "%9.2f%%  %10s", pct(rows[i].w, base),
-			fmt_weight(rows[i].w, o, w, sizeof(w)));
+			calltree_weight_str(rows[i].w, o->unit_div, w, sizeof(w)));
 		for (size_t j = 0; j < nk; j++)
 			fprintf(out, "  %s%s%-*s", k[j] == KEY_SYM ? kind_marker(rows[i].kind) : "",
 				k[j] == KEY_SYM ? " " : "",
