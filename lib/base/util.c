@@ -115,14 +115,17 @@ void grow_array(void **buf, size_t *cap, size_t n, size_t esz)
 	*cap = c;
 }
 
-char *read_fd(int fd, size_t *len)
+char *read_fd_max(int fd, uint64_t max, size_t *len)
 {
 	size_t cap = 1 << 16, n = 0;
 	char *buf = xmalloc(cap);
-	for (;;) {
+	while (n < max) {
 		if (n + 1 >= cap)
 			buf = xrealloc(buf, cap *= 2);
-		ssize_t r = read(fd, buf + n, cap - n - 1);
+		size_t room = cap - n - 1;
+		if (room > max - n)
+			room = (size_t)(max - n);
+		ssize_t r = read(fd, buf + n, room);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
@@ -138,6 +141,11 @@ char *read_fd(int fd, size_t *len)
 	if (len)
 		*len = n;
 	return buf;
+}
+
+char *read_fd(int fd, size_t *len)
+{
+	return read_fd_max(fd, UINT64_MAX, len);
 }
 
 char *read_file(const char *path, size_t *len)
@@ -202,29 +210,70 @@ int mkdir_p(const char *path, unsigned mode)
 	return r;
 }
 
-int rm_rf(const char *path)
+/* Empties the directory dirfd (closed here), entry by entry relative to it: a directory
+ * below is opened O_NOFOLLOW, so an entry swapped for a symlink is unlinked, not entered.
+ * shown names it in messages. */
+static int empty_dir(int dirfd, const char *shown)
 {
-	struct stat st;
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : pc_err_errno("cannot stat %s", path);
-	if (!S_ISDIR(st.st_mode))
-		return unlink(path) < 0 ? pc_err_errno("cannot remove %s", path) : 0;
-	DIR *d = opendir(path);
-	if (!d)
-		return pc_err_errno("cannot open directory %s", path);
-	struct dirent *de;
+	DIR *d = fdopendir(dirfd);
+	if (!d) {
+		close(dirfd);
+		return pc_err_errno("cannot list %s", shown);
+	}
 	int r = 0;
-	while ((de = readdir(d))) {
+	for (struct dirent *de; (de = readdir(d));) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		char *sub = xasprintf("%s/%s", path, de->d_name);
-		if (rm_rf(sub) < 0)
-			r = -1;
-		free(sub);
+		if (unlinkat(dirfd, de->d_name, 0) == 0 || errno == ENOENT)
+			continue;
+		if (errno != EISDIR && errno != EPERM) {
+			r = pc_err_errno("cannot remove %s/%s", shown, de->d_name);
+			continue;
+		}
+		int sub =
+		    openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		char *sub_shown = xasprintf("%s/%s", shown, de->d_name);
+		if (sub < 0 || empty_dir(sub, sub_shown) < 0)
+			r = sub < 0 ? pc_err_errno("cannot open %s", sub_shown) : -1;
+		else if (unlinkat(dirfd, de->d_name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+			r = pc_err_errno("cannot remove %s", sub_shown);
+		free(sub_shown);
 	}
 	closedir(d);
-	if (rmdir(path) < 0)
-		r = pc_err_errno("cannot remove %s", path);
+	return r;
+}
+
+int rm_rf(const char *path)
+{
+	/* The last component is taken relative to its parent, as every step below it. */
+	char *parent = xstrdup(path);
+	size_t n = strlen(parent);
+	while (n > 1 && parent[n - 1] == '/') /* "dir/" */
+		parent[--n] = 0;
+	char *slash = strrchr(parent, '/');
+	const char *name = slash ? slash + 1 : parent;
+	int pfd = AT_FDCWD;
+	if (slash) {
+		*slash = 0;
+		pfd = open(slash == parent ? "/" : parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	int r = 0;
+	if (pfd == -1) {
+		r = errno == ENOENT ? 0 : pc_err_errno("cannot open the directory of %s", path);
+	} else if (unlinkat(pfd, name, 0) < 0 && errno != ENOENT) {
+		int fd = errno == EISDIR || errno == EPERM
+			     ? openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+			     : -1;
+		if (fd < 0)
+			r = pc_err_errno("cannot remove %s", path);
+		else if (empty_dir(fd, path) < 0)
+			r = -1;
+		else if (unlinkat(pfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+			r = pc_err_errno("cannot remove %s", path);
+	}
+	if (pfd >= 0)
+		close(pfd);
+	free(parent);
 	return r;
 }
 
@@ -303,6 +352,75 @@ bool parse_hex_digits(const char **p, uint64_t *out)
 	*out = v;
 	*p = s;
 	return true;
+}
+
+/* How many bytes at p (n of them left) form one printable UTF-8 character; 0 when the
+ * first must be escaped (a control character, C1 included, or not UTF-8). */
+static size_t printable_len(const unsigned char *p, size_t n)
+{
+	unsigned c = p[0];
+	if (c >= 0x20 && c < 0x7f)
+		return 1;
+	size_t len = c >= 0xc2 && c <= 0xdf   ? 2
+		     : c >= 0xe0 && c <= 0xef ? 3
+		     : c >= 0xf0 && c <= 0xf4 ? 4
+					      : 0;
+	if (!len || n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	/* C1 controls (U+0080..U+009F), overlong forms, surrogates, beyond U+10FFFF */
+	if ((c == 0xc2 && p[1] < 0xa0) || (c == 0xe0 && p[1] < 0xa0) ||
+	    (c == 0xed && p[1] >= 0xa0) || (c == 0xf0 && p[1] < 0x90) ||
+	    (c == 0xf4 && p[1] >= 0x90))
+		return 0;
+	return len;
+}
+
+const char *str_printable_n(const char *s, size_t len)
+{
+	static __thread char *bufs[8];
+	static __thread size_t caps[8];
+	static __thread unsigned next;
+	unsigned slot = next++ % 8;
+	size_t need = len * 4 + 1;
+	if (caps[slot] < need) {
+		bufs[slot] = xrealloc(bufs[slot], need);
+		caps[slot] = need;
+	}
+	char *o = bufs[slot];
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0; i < len;) {
+		size_t k = printable_len(p + i, len - i);
+		if (k) {
+			memcpy(o, p + i, k);
+			o += k;
+			i += k;
+			continue;
+		}
+		unsigned c = p[i++];
+		*o++ = '\\';
+		if (c == '\n' || c == '\t' || c == 0x1b) {
+			*o++ = c == '\n' ? 'n' : c == '\t' ? 't' : 'e';
+		} else {
+			static const char hex[] = "0123456789abcdef";
+			*o++ = 'x';
+			*o++ = hex[c >> 4];
+			*o++ = hex[c & 15];
+		}
+	}
+	*o = 0;
+	return bufs[slot];
+}
+
+const char *str_printable(const char *s)
+{
+	size_t len = strlen(s);
+	for (size_t i = 0, k; i < len; i += k)
+		if (!(k = printable_len((const unsigned char *)s + i, len - i)))
+			return str_printable_n(s, len);
+	return s;
 }
 
 bool str_startswith(const char *s, const char *prefix)

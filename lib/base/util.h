@@ -38,6 +38,9 @@ void grow_array(void **buf, size_t *cap, size_t n, size_t esz);
 char *read_file(const char *path, size_t *len);
 /* The same from an open fd, to its end (the fd is not closed). */
 char *read_fd(int fd, size_t *len);
+/* The same, at most max bytes: a file someone else writes (a target's) is read no further
+ * than the size the caller stated, however much it grows meanwhile. */
+char *read_fd_max(int fd, uint64_t max, size_t *len);
 /* Write all of buf, retrying on EINTR and short writes. */
 int write_all(int fd, const void *buf, size_t len);
 /* Make a directory and its parents. */
@@ -45,7 +48,9 @@ int mkdir_p(const char *path, unsigned mode);
 /* A private directory (mkdtemp: 0700) for temporary work, $TMPDIR/perfcollect-<what>.XXXXXX
  * (/tmp without TMPDIR), malloc'd; NULL with pc_err(). */
 char *make_temp_dir(const char *what);
-/* Recursively remove a directory tree (used for temporary work directories). */
+/* Recursively remove a directory tree (used for temporary work directories): every step
+ * is relative to a directory fd opened without following a symlink, so a symlink swapped
+ * in meanwhile is removed itself, never followed. */
 int rm_rf(const char *path);
 /* An exclusive lock on directory dir (flock: held while the returned fd is open, released
  * by the kernel when the holder dies).  Returns the fd; -1 when another process holds it
@@ -60,6 +65,16 @@ int parse_int(const char *s, long min, long max, long *out);
 /* The hex digits at *p (no "0x"), at most 64 bits' worth; *p moves past them.  false when
  * there is none or the number does not fit. */
 bool parse_hex_digits(const char **p, uint64_t *out);
+
+/* s as it may be shown on a terminal or written into a log line, when it comes from outside
+ * (a process's name, a symbol, a path a target chose): control characters (C0, DEL, and C1
+ * such as CSI, U+009B) and bytes that are not UTF-8 become \xNN (\n, \t, \e for the
+ * common ones), so no escape sequence reaches the terminal and no line is split.  s itself
+ * when nothing needs it; else one of 8 thread-local buffers, valid for 8 more calls (so a
+ * printf may show several). */
+const char *str_printable(const char *s);
+/* The same for the first len bytes of s (NUL or not), always a buffer. */
+const char *str_printable_n(const char *s, size_t len);
 
 bool str_startswith(const char *s, const char *prefix);
 bool str_endswith(const char *s, const char *suffix);
