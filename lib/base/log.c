@@ -2,6 +2,7 @@
 #include "log.h"
 #include "outfile.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,27 +38,28 @@ void log_set_quiet(bool quiet)
 	log_quiet = quiet;
 }
 
+/* One line each: what a target named in it (its name, a path, a symbol) is made printable,
+ * so it can neither drive the terminal nor forge a line of the log. */
 static void emit(const char *prefix, bool to_stderr, const char *fmt, va_list ap)
 {
-	va_list ap2;
-	va_copy(ap2, ap);
+	if (!log_file && (!to_stderr || log_quiet))
+		return;
+	char *msg;
+	if (vasprintf(&msg, fmt, ap) < 0)
+		return;
+	const char *line = str_printable(msg);
 	if (log_file) {
 		time_t t = time(NULL);
 		struct tm tm;
 		char stamp[32];
 		gmtime_r(&t, &tm);
 		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
-		fprintf(log_file, "[%s] %s", stamp, prefix);
-		vfprintf(log_file, fmt, ap);
-		fputc('\n', log_file);
+		fprintf(log_file, "[%s] %s%s\n", stamp, prefix, line);
 		fflush(log_file);
 	}
-	if (to_stderr && !log_quiet) {
-		fprintf(stderr, "perfcollect-c: %s", prefix);
-		vfprintf(stderr, fmt, ap2);
-		fputc('\n', stderr);
-	}
-	va_end(ap2);
+	if (to_stderr && !log_quiet)
+		fprintf(stderr, "perfcollect-c: %s%s\n", prefix, line);
+	free(msg);
 }
 
 void log_info(const char *fmt, ...)

@@ -105,7 +105,19 @@ int proc_task_line(pid_t pid, pid_t tid, enum proc_task_file file, char *buf, si
 
 int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len)
 {
-	return proc_task_line(pid, tid, TASK_COMM, buf, len);
+	/* Whatever the thread named itself, newlines included: only the kernel's own last
+	 * newline goes. */
+	size_t n;
+	char *s = len ? proc_task_read(pid, tid, TASK_COMM, &n) : NULL;
+	if (len)
+		buf[0] = 0;
+	if (!s)
+		return -1;
+	if (n && s[n - 1] == '\n')
+		s[n - 1] = 0;
+	snprintf(buf, len, "%s", s);
+	free(s);
+	return 0;
 }
 
 int proc_stat_parse(const char *text, struct proc_stat *st)

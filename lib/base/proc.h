@@ -27,7 +27,7 @@ enum proc_task_file { TASK_STAT, TASK_STATUS, TASK_COMM, TASK_WCHAN, TASK_STACK,
 char *proc_task_read(pid_t pid, pid_t tid, enum proc_task_file file, size_t *len);
 /* Its first line, without the newline, cut to fit buf; "" and -1 when it cannot be read. */
 int proc_task_line(pid_t pid, pid_t tid, enum proc_task_file file, char *buf, size_t len);
-/* comm of a thread (TASK_COMM's line). */
+/* comm of a thread, as it named itself (a newline in it kept). */
 int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len);
 
 /* What the stat file says: comm (whatever the process named itself, spaces and parentheses

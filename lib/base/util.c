@@ -15,11 +15,16 @@
 
 static __thread char err_buf[1024];
 
+/* The message is one line for a terminal and a log: what a target named in it (a path, a
+ * process name) is made printable. */
 static void verr(const char *fmt, va_list ap, int errnum)
 {
 	int n = vsnprintf(err_buf, sizeof(err_buf), fmt, ap);
 	if (errnum && n >= 0 && (size_t)n < sizeof(err_buf))
 		snprintf(err_buf + n, sizeof(err_buf) - n, ": %s", strerror(errnum));
+	const char *shown = str_printable(err_buf);
+	if (shown != err_buf)
+		snprintf(err_buf, sizeof(err_buf), "%s", shown);
 }
 
 int pc_err(const char *fmt, ...)

@@ -215,14 +215,15 @@ static void print_exceptions(FILE *out, const struct rt_process *p, size_t top,
 		p->exceptions.n);
 	fprintf(out, "# %7s  %-44s %s\n", "count", "type", "thrown by (count)");
 	for (size_t i = 0; i < p->exceptions.n && i < top; i++) {
-		fprintf(out, "  %7llu  %-44s", (unsigned long long)tv[i]->count, tv[i]->key);
+		fprintf(out, "  %7llu  %-44s", (unsigned long long)tv[i]->count,
+			str_printable(tv[i]->key));
 		size_t shown = 0, klen = strlen(tv[i]->key);
 		for (size_t k = 0; k < sites.n && shown < 3; k++) {
 			const char *key = sv[k]->key;
 			if (strncmp(key, tv[i]->key, klen) || key[klen] != 0x1f)
 				continue;
-			fprintf(out, "%s%s (%llu)", shown++ ? ", " : " ", key + klen + 1,
-				(unsigned long long)sv[k]->count);
+			fprintf(out, "%s%s (%llu)", shown++ ? ", " : " ",
+				str_printable(key + klen + 1), (unsigned long long)sv[k]->count);
 		}
 		fputc('\n', out);
 	}
@@ -249,8 +250,9 @@ static void print_contention(FILE *out, const struct rt_process *p, size_t top,
 	fprintf(out, "# %12s  %-34s %s\n", "waited ms", "lock", "method that waited");
 	for (size_t i = 0; i < by.n && i < top; i++) {
 		const char *sep = strchr(v[i]->key, 0x1f);
-		fprintf(out, "  %12.3f  %-34.*s %s\n", v[i]->sum / NS_PER_MS,
-			(int)(sep - v[i]->key), v[i]->key, sep + 1);
+		fprintf(out, "  %12.3f  %-34s %s\n", v[i]->sum / NS_PER_MS,
+			str_printable_n(v[i]->key, (size_t)(sep - v[i]->key)),
+			str_printable(sep + 1));
 	}
 	free(v);
 	rt_tally_release(&by);
@@ -258,8 +260,8 @@ static void print_contention(FILE *out, const struct rt_process *p, size_t top,
 	struct rt_tally_entry **o = rt_tally_sorted(&p->owners);
 	for (size_t i = 0; i < p->owners.n && i < top; i++) {
 		const char *sep = strchr(o[i]->key, 0x1f);
-		fprintf(out, "#   %.*s was held by thread %s in %llu of the waits\n",
-			(int)(sep - o[i]->key), o[i]->key, sep + 1,
+		fprintf(out, "#   %s was held by thread %s in %llu of the waits\n",
+			str_printable_n(o[i]->key, (size_t)(sep - o[i]->key)), sep + 1,
 			(unsigned long long)o[i]->count);
 	}
 	free(o);
@@ -299,7 +301,7 @@ static void print_jit(FILE *out, const struct rt_process *p, size_t top)
 	fprintf(out, "\n# %10s %9s %-12s %s\n", "JIT ms", "IL bytes", "tier", "method");
 	for (size_t i = 0; i < n && i < top; i++)
 		fprintf(out, "  %10.3f %9u %-12s %s\n", ms(v[i]->end_ns - v[i]->start_ns),
-			v[i]->il_size, rt_method_tier_name(v[i]->flags), v[i]->name);
+			v[i]->il_size, rt_method_tier_name(v[i]->flags), str_printable(v[i]->name));
 	free(v);
 }
 
@@ -319,7 +321,7 @@ static void print_allocs(FILE *out, const struct rt_process *p, size_t top)
 	fprintf(out, "# %7s %10s  %s\n", "ticks", "MB", "type");
 	for (size_t i = 0; i < p->allocs.n && i < top; i++)
 		fprintf(out, "  %7llu %10.1f  %s\n", (unsigned long long)v[i]->count,
-			v[i]->sum / MB, v[i]->key);
+			v[i]->sum / MB, str_printable(v[i]->key));
 	free(v);
 }
 
@@ -334,9 +336,9 @@ int runtime_report_print(const struct runtime_report *rr, FILE *out,
 		fprintf(out, "# .NET runtime events of pid %ld", p->host_pid);
 		if (p->pid && (long)p->pid != p->host_pid)
 			fprintf(out, " (pid %u in its namespace)", p->pid);
-		fprintf(out, ": %s, %llu events, %.3f s from %.6f s (CLOCK_MONOTONIC)\n", p->name,
-			(unsigned long long)p->events, secs(p->end_ns - p->start_ns),
-			secs(p->start_ns));
+		fprintf(out, ": %s, %llu events, %.3f s from %.6f s (CLOCK_MONOTONIC)\n",
+			str_printable(p->name), (unsigned long long)p->events,
+			secs(p->end_ns - p->start_ns), secs(p->start_ns));
 		if (p->lost)
 			fprintf(out,
 				"# warning: the runtime dropped %llu events (its buffer was "

@@ -144,13 +144,16 @@ int view_on_sample(const struct stack_sample *s, void *arg)
 	struct event_tree *e = view_event_tree(v, s->event, VIEW_SAMPLES);
 	uint32_t *path = view_path(v, s->nframes + 1);
 	size_t n = 0;
-	path[n++] = functable_intern(v->ft, s->comm, "", FRAME_PROCESS);
+	/* Every name shown comes from here, made printable: a comm or a symbol is whatever a
+	 * traced process chose, and it goes to a terminal. */
+	path[n++] = functable_intern(v->ft, str_printable(s->comm), "", FRAME_PROCESS);
 	/* perf prints the leaf first; the tree wants the root first. */
 	for (size_t i = s->nframes; i-- > 0;) {
 		const struct stack_frame *f = &s->frames[i];
 		path[n++] =
-		    functable_intern_frame(v->ft, *f->sym ? f->sym : "[unknown]", f->dso, f->ip);
-		unnamed_frame(v->unnamed, f->sym, f->dso);
+		    functable_intern_frame(v->ft, *f->sym ? str_printable(f->sym) : "[unknown]",
+					   str_printable(f->dso), f->ip);
+		unnamed_frame(v->unnamed, f->sym, str_printable(f->dso));
 	}
 	/* Each sample weighs 1: the event trees count samples. */
 	view_add(v, e, path, n, 1, s->pid, s->tid, s->time_ns);
@@ -189,7 +192,8 @@ static uint32_t name_frame(struct view *v, size_t stream, uint64_t pid, uint64_t
 	/* (A method whose module is not known yet is named at the end too: the rundown names
 	 * the modules loaded before the trace began.) */
 	if (clr_code_lookup(v->code[stream], pid, ip, &f) && *f.module)
-		return functable_intern(v->ft, f.method, f.module, f.kind);
+		return functable_intern(v->ft, str_printable(f.method), str_printable(f.module),
+					f.kind);
 	/* A stand-in unique to the address and process, named at the end. */
 	char sym[24], dso[48];
 	snprintf(dso, sizeof(dso), "\001%zu:%llu", stream, (unsigned long long)pid);
@@ -237,7 +241,8 @@ void view_name_frames(struct view *v)
 		struct clr_frame f;
 		char sym[24];
 		if (clr_code_lookup(v->code[p->stream], p->pid, p->ip, &f)) {
-			map[p->func] = functable_intern(v->ft, f.method, f.module, f.kind);
+			map[p->func] = functable_intern(v->ft, str_printable(f.method),
+							str_printable(f.module), f.kind);
 		} else {
 			/* No method holds it: native code (the runtime's, or a native library's),
 			 * or code whose method the trace does not name.  Its address, as PerfView

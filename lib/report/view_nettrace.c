@@ -102,7 +102,7 @@ static size_t stack_with_leaf(struct reading *rd, const struct nettrace_event *e
 			      const char *leaf, const char *what)
 {
 	size_t n = stack_path(rd, e, pid, 1);
-	rd->v->path[n++] = functable_intern(rd->v->ft, leaf, what, FRAME_JIT);
+	rd->v->path[n++] = functable_intern(rd->v->ft, str_printable(leaf), what, FRAME_JIT);
 	return n;
 }
 

@@ -150,7 +150,7 @@ static void print_distinct(FILE *f, const struct kernel_snapshot *k, const struc
 			fprintf(f, ",...");
 			break;
 		}
-		fprintf(f, "%s%s", shown == 1 ? lead : ",", v);
+		fprintf(f, "%s%s", shown == 1 ? lead : ",", str_printable(v));
 	}
 	if (shown && !workqueue)
 		fprintf(f, ")");

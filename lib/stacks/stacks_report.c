@@ -53,20 +53,21 @@ static void print_frames(FILE *f, const struct thread_stack *t, bool have_kernel
 				t->state == 'R' ? "running" : "in user space");
 		for (size_t i = 0; i < t->nkframes; i++) {
 			const struct stack_frame *k = &t->kframes[i];
-			fprintf(f, "    %s%s%s%s\n", k->text, k->module ? " [" : "",
-				k->module ? k->module : "", k->module ? "]" : "");
+			fprintf(f, "    %s%s%s%s\n", str_printable(k->text), k->module ? " [" : "",
+				k->module ? str_printable(k->module) : "", k->module ? "]" : "");
 		}
 	}
 	fprintf(f, "  user:\n");
 	for (size_t i = 0; i < t->nuframes; i++) {
 		const struct stack_frame *u = &t->uframes[i];
 		fprintf(f, "    #%-2zu 0x%016" PRIx64 " %s (%s)%s%s\n", i, u->pc,
-			u->text ? u->text : "??", u->module ? u->module : "[unknown]",
-			u->srcline ? " at " : "", u->srcline ? u->srcline : "");
+			u->text ? str_printable(u->text) : "??",
+			u->module ? str_printable(u->module) : "[unknown]",
+			u->srcline ? " at " : "", u->srcline ? str_printable(u->srcline) : "");
 	}
 	if (t->user_error)
-		fprintf(f, "    (%s%s)\n",
-			t->nuframes ? "unwinding stopped: " : "no user stack: ", t->user_error);
+		fprintf(f, "    (%s%s)\n", t->nuframes ? "unwinding stopped: " : "no user stack: ",
+			str_printable(t->user_error));
 }
 
 /* "lock on object 0x... (Monitor)" / "mutex 0x...": what a lock row and a wait call it. */
@@ -116,13 +117,13 @@ static void print_wait(FILE *f, const struct stacks_snapshot *s, const struct lo
 		const struct thread_stack *o = stacks_find_thread(s, w->owner);
 		fprintf(f, "wait for ");
 		print_lock_name(f, w);
-		fprintf(f, " held by TID %d (%s)", (int)w->owner, o ? o->comm : "?");
+		fprintf(f, " held by TID %d (%s)", (int)w->owner, o ? str_printable(o->comm) : "?");
 	} else if (w->kind == LOCK_WAIT_MUTEX) {
 		const struct thread_stack *o = stacks_find_thread(s, w->owner);
 		fprintf(f, "wait for %smutex 0x%" PRIx64 " held by TID %d", w->pi ? "PI " : "",
 			w->addr, (int)w->owner);
 		if (o)
-			fprintf(f, " (%s)", o->comm);
+			fprintf(f, " (%s)", str_printable(o->comm));
 		else
 			fprintf(f, " (another process)");
 	} else if (w->kind == LOCK_WAIT_FUTEX) {
@@ -251,9 +252,10 @@ static void print_cycle(FILE *f, const struct stacks_snapshot *s, pid_t start)
 
 static void print_thread_line(FILE *f, const struct thread_stack *t)
 {
-	fprintf(f, "TID %d (%s), state %c", (int)t->tid, t->comm, t->state ? t->state : '?');
+	fprintf(f, "TID %d (%s), state %c", (int)t->tid, str_printable(t->comm),
+		t->state ? t->state : '?');
 	if (t->wchan[0])
-		fprintf(f, ", wchan %s", t->wchan);
+		fprintf(f, ", wchan %s", str_printable(t->wchan));
 }
 
 static void print_locks(FILE *f, const struct stacks_snapshot *s, const bool *keep)
@@ -287,7 +289,7 @@ static void print_locks(FILE *f, const struct stacks_snapshot *s, const bool *ke
 			rows[i].waiters == 1 ? "" : "s", rows[i].waiters == 1 ? "s" : "");
 		print_lock_name(f, rows[i].w);
 		fprintf(f, " held by TID %d (%s)\n", (int)rows[i].owner,
-			o ? o->comm : "another process");
+			o ? str_printable(o->comm) : "another process");
 	}
 	for (size_t i = 0; i < n; i++)
 		print_cycle(f, s, rows[i].owner);
@@ -355,7 +357,7 @@ static void print_group(FILE *f, const struct stacks_snapshot *s, const struct s
 				fprintf(f, ",...");
 				break;
 			}
-			fprintf(f, "%s%s", shown++ ? "," : lead[field], v);
+			fprintf(f, "%s%s", shown++ ? "," : lead[field], str_printable(v));
 		}
 		if (shown)
 			fprintf(f, "%s", tail[field]);
@@ -417,8 +419,8 @@ int stacks_report_write(FILE *f, const struct stacks_snapshot *s,
 			  (!o->states || strchr(o->states, s->threads[i].state));
 		nkeep += keep[i];
 	}
-	fprintf(f, "Process %d (%s): %zu thread%s", (int)s->pid, s->comm, s->nthreads,
-		s->nthreads == 1 ? "" : "s");
+	fprintf(f, "Process %d (%s): %zu thread%s", (int)s->pid, str_printable(s->comm),
+		s->nthreads, s->nthreads == 1 ? "" : "s");
 	if (s->nspid != s->pid)
 		fprintf(f, ", PID %d in its namespace", (int)s->nspid);
 	fprintf(f, ", stopped for %.1f ms (snapshot %.1f ms)\n", s->stopped_ns / 1e6,
@@ -432,7 +434,7 @@ int stacks_report_write(FILE *f, const struct stacks_snapshot *s,
 	if (s->dotnet_done)
 		fprintf(f, ".NET: %s\n", s->dotnet_done);
 	if (s->jit_files)
-		fprintf(f, "JIT frames named from %s\n", s->jit_files);
+		fprintf(f, "JIT frames named from %s\n", str_printable(s->jit_files));
 	if (s->jit_note)
 		fprintf(f, "%s\n", s->jit_note);
 	if (s->unnamed_jit)
