@@ -1,5 +1,6 @@
 /* perfcollect-c: the command table (as perf's builtin-*.c table). */
 #include "base/heap.h"
+#include "base/outfile.h"
 #include "base/util.h"
 #include "commands.h"
 
@@ -59,6 +60,7 @@ int main(int argc, char **argv)
 	for (const struct command *c = commands; c->name; c++)
 		if (!strcasecmp(c->name, name)) {
 			heap_setup();
+			outfile_owner_from_sudo();
 			return c->fn(argc - 1, argv + 1);
 		}
 	fprintf(stderr, "perfcollect-c: unknown command '%s' (see 'perfcollect-c --help')\n", name);

@@ -20,6 +20,28 @@ void outfile_set_owner(uid_t uid, gid_t gid)
 	owner_gid = gid;
 }
 
+/* A decimal id (not -1, which fchown takes for "unchanged"). */
+static bool parse_id(const char *s, unsigned long *id)
+{
+	char *end;
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	*id = strtoul(s, &end, 10);
+	return !errno && !*end && *id < (unsigned long)(uid_t)-1;
+}
+
+long outfile_owner_from_sudo(void)
+{
+	unsigned long uid, gid;
+	/* root who ran sudo (SUDO_UID 0) has nothing to be given */
+	if (getuid() != 0 || !parse_id(getenv("SUDO_UID"), &uid) || !uid ||
+	    !parse_id(getenv("SUDO_GID"), &gid))
+		return -1;
+	outfile_set_owner((uid_t)uid, (gid_t)gid);
+	return (long)uid;
+}
+
 /* The one creation: every output file is opened here. */
 static int create_fd(const char *path, int flags)
 {
@@ -47,7 +69,7 @@ static int create_fd(const char *path, int flags)
 		close(fd);
 		return pc_err_errno("cannot write %s", path);
 	}
-	if ((owner_uid != (uid_t)-1 || owner_gid != (gid_t)-1) &&
+	if (!(flags & OUTFILE_OURS) && (owner_uid != (uid_t)-1 || owner_gid != (gid_t)-1) &&
 	    fchown(fd, owner_uid, owner_gid) < 0) {
 		int r = pc_err_errno("cannot give %s to uid %d", path, (int)owner_uid);
 		close(fd);
@@ -72,7 +94,7 @@ struct outfile {
 };
 
 /* ".<base>.XXXXXX" beside path. */
-static int create_temp(const char *path, char **temp)
+static int create_temp(const char *path, int flags, char **temp)
 {
 	const char *slash = strrchr(path, '/');
 	int dirlen = slash ? (int)(slash - path + 1) : 0;
@@ -82,7 +104,7 @@ static int create_temp(const char *path, char **temp)
 		unsigned r =
 		    (unsigned)getpid() * 2654435761u ^ (unsigned)monotonic_ns() ^ counter++;
 		char *t = xasprintf("%.*s.%s.%06x", dirlen, path, base, r & 0xffffff);
-		int fd = create_fd(t, 0);
+		int fd = create_fd(t, flags);
 		if (fd >= 0) {
 			*temp = t;
 			return fd;
@@ -109,12 +131,17 @@ static struct outfile *outfile_new(const char *path, char *temp, int fd)
 
 struct outfile *outfile_open(const char *path)
 {
+	return outfile_open_flags(path, 0);
+}
+
+struct outfile *outfile_open_flags(const char *path, int flags)
+{
 	if (!path || !*path) {
 		pc_err("no output file name");
 		return NULL;
 	}
 	char *temp = NULL;
-	int fd = create_temp(path, &temp);
+	int fd = create_temp(path, flags & OUTFILE_OURS, &temp);
 	if (fd < 0)
 		return NULL;
 	return outfile_new(path, temp, fd);

@@ -29,11 +29,18 @@
 /* Who owns every file made after this call (fchown; (uid_t)-1 and (gid_t)-1: whoever we
  * run as, the default).  For a root collector run under sudo, the user who ran it. */
 void outfile_set_owner(uid_t uid, gid_t gid);
+/* Under sudo (real uid 0, SUDO_UID and SUDO_GID set to numbers), the user who ran sudo owns
+ * every file made from now on: the archive, the .nettrace, reports, flame graphs.  Directories
+ * are not given away: a trace directory a user owned could have its files swapped for
+ * symlinks while root works in it.  Returns the uid given, or -1 when none. */
+long outfile_owner_from_sudo(void);
 
 struct outfile;
 
 /* NULL with pc_err() when the temporary file cannot be created. */
 struct outfile *outfile_open(const char *path);
+/* The same with OUTFILE_OURS (the only flag it takes). */
+struct outfile *outfile_open_flags(const char *path, int flags);
 /* The file as a stream (made on first use) or as an fd; write through one of them. */
 FILE *outfile_stream(struct outfile *o);
 int outfile_fd(const struct outfile *o);
@@ -56,6 +63,8 @@ int outfile_write(const char *path, int (*write)(FILE *out, const void *arg), co
 enum {
 	OUTFILE_REPLACE = 1, /* remove what has the name first (a file we made before) */
 	OUTFILE_APPEND = 2,  /* O_APPEND, and keep an existing regular file (not O_EXCL) */
+	OUTFILE_OURS = 4,    /* not given to the owner set: bookkeeping a later run of ours
+				trusts (start/stop's state), which its reader must not rewrite */
 };
 /* Creates path itself, with the rule above (flags: OUTFILE_*); returns a write-only fd or
  * -1 with pc_err(). */

@@ -173,6 +173,25 @@ uint64_t proc_start_time(pid_t pid)
 	return st.starttime;
 }
 
+bool proc_runs_our_program(pid_t pid)
+{
+	char theirs[64];
+	snprintf(theirs, sizeof(theirs), "/proc/%d/exe", (int)pid);
+	struct stat a, b;
+	if (stat(theirs, &a) == 0 && stat("/proc/self/exe", &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino)
+		return true;
+	/* The binary was replaced since it started (an upgrade): the old one, deleted, had
+	 * our path. */
+	char them[4096], us[4096];
+	ssize_t n = readlink(theirs, them, sizeof(them) - 1);
+	ssize_t m = readlink("/proc/self/exe", us, sizeof(us) - 1);
+	if (n <= 0 || m <= 0)
+		return false;
+	them[n] = us[m] = 0;
+	return !strncmp(them, us, (size_t)m) && !strcmp(them + m, " (deleted)");
+}
+
 int proc_online_cpus(int **cpus, size_t *n)
 {
 	char *text = read_file("/proc/stat", NULL);

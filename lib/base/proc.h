@@ -51,6 +51,9 @@ bool proc_is_kernel_thread(pid_t pid);
  * where a pid alone may be reused.  0 when it is gone (a zombie is gone: it only waits for
  * its parent to notice). */
 uint64_t proc_start_time(pid_t pid);
+/* Whether pid runs this very program (its executable is ours, or was at our path before an
+ * upgrade replaced it): before we signal a pid a file of ours names. */
+bool proc_runs_our_program(pid_t pid);
 /* Online CPUs as /proc/stat lists them (its cpuN lines), ascending, malloc'd array: for a
  * collector whose root holds nothing but /proc (no /sys/devices/system/cpu/online). */
 int proc_online_cpus(int **cpus, size_t *n);

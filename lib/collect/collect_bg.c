@@ -27,6 +27,9 @@ static void relay_output(struct registry *r, const char *name, long from, long t
 	char *s = registry_read_output(r, name, from, to, &len);
 	if (s)
 		fwrite(s, 1, len, stderr);
+	else if (errno != ENOENT)
+		fprintf(stderr, "perfcollect-c: warning: not showing the collector's output: %s\n",
+			pc_strerror());
 	free(s);
 }
 

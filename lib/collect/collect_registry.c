@@ -157,15 +157,17 @@ static char *file_of(const char *name, const char *suffix)
 	return xasprintf("%s.%s", name, suffix);
 }
 
-/* Opens a file of the registry for reading: a regular file of ours, never through a
- * symlink, at most max bytes. */
-static int open_ours(struct registry *r, const char *file, off_t max)
+/* Opens a file of the registry for reading: a regular file of ours (our euid), never through
+ * a symlink, never blocking on a FIFO, at most max bytes; one_link: of one link (the output,
+ * which is shown: never another file of ours linked in its place; not the state, which
+ * start's claim links into place, two links for a moment). */
+static int open_ours(struct registry *r, const char *file, off_t max, bool one_link)
 {
 	if (r->dirfd < 0) {
 		errno = ENOENT;
 		return -1;
 	}
-	int fd = openat(r->dirfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = openat(r->dirfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ELOOP)
 			pc_err("%s/%s is a symlink: refused (remove it)", r->path, file);
@@ -174,12 +176,29 @@ static int open_ours(struct registry *r, const char *file, off_t max)
 		return -1;
 	}
 	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    st.st_size > max) {
-		pc_err("%s/%s is not a file this user's collector wrote: refused (remove it)",
-		       r->path, file);
+	int why = 0;
+	if (fstat(fd, &st) < 0) {
+		why = errno;
+		pc_err_errno("cannot stat %s/%s", r->path, file);
+	} else if (!S_ISREG(st.st_mode)) {
+		why = EINVAL;
+		pc_err("%s/%s is not a regular file: refused (remove it)", r->path, file);
+	} else if (st.st_uid != geteuid()) {
+		why = EPERM;
+		pc_err("%s/%s is owned by uid %u, not by us (uid %u): refused (remove it)", r->path,
+		       file, (unsigned)st.st_uid, (unsigned)geteuid());
+	} else if (one_link && st.st_nlink != 1) {
+		why = EMLINK;
+		pc_err("%s/%s has %lu hard links: refused (remove it)", r->path, file,
+		       (unsigned long)st.st_nlink);
+	} else if (st.st_size > max) {
+		why = EFBIG;
+		pc_err("%s/%s is %lld bytes, more than the %lld expected: refused (remove it)",
+		       r->path, file, (long long)st.st_size, (long long)max);
+	}
+	if (why) {
 		close(fd);
-		errno = EINVAL;
+		errno = why;
 		return -1;
 	}
 	return fd;
@@ -190,14 +209,14 @@ int registry_read(struct registry *r, const char *name, struct registry_entry *e
 	memset(e, 0, sizeof(*e));
 	e->status = -1;
 	char *file = file_of(name, "state");
-	int fd = open_ours(r, file, STATE_MAX);
+	int fd = open_ours(r, file, STATE_MAX, false);
 	if (fd < 0) {
 		int rc = errno == ENOENT ? 0 : -1;
 		free(file);
 		return rc;
 	}
 	size_t len;
-	char *s = read_fd(fd, &len);
+	char *s = read_fd_max(fd, STATE_MAX, &len);
 	close(fd);
 	if (!s) {
 		pc_err_errno("cannot read %s/%s", r->path, file);
@@ -269,7 +288,8 @@ int registry_write(struct registry *r, const char *name, const struct registry_e
 	 * claim on the name, linked: of two starts of one name, one wins). */
 	char *path = xasprintf("%s/%s.state", r->path, name);
 	int rc = -1, e_no = 0;
-	struct outfile *o = outfile_open(path);
+	/* ours, never the sudo user's: stop believes it (which pid to signal) */
+	struct outfile *o = outfile_open_flags(path, OUTFILE_OURS);
 	if (o && write_all(outfile_fd(o), text, strlen(text)) < 0) {
 		pc_err_errno("cannot write %s", path);
 		outfile_abort(o);
@@ -300,7 +320,7 @@ int registry_create_output(struct registry *r, const char *name)
 {
 	/* The name is ours (its state was created exclusively): an older output goes. */
 	char *path = xasprintf("%s/%s.out", r->path, name);
-	int fd = outfile_create(path, OUTFILE_REPLACE | OUTFILE_APPEND);
+	int fd = outfile_create(path, OUTFILE_REPLACE | OUTFILE_APPEND | OUTFILE_OURS);
 	free(path);
 	return fd;
 }
@@ -308,12 +328,12 @@ int registry_create_output(struct registry *r, const char *name)
 char *registry_read_output(struct registry *r, const char *name, long from, long to, size_t *len)
 {
 	char *file = file_of(name, "out");
-	int fd = open_ours(r, file, OUTPUT_MAX);
+	int fd = open_ours(r, file, OUTPUT_MAX, true);
 	free(file);
 	if (fd < 0)
 		return NULL;
 	size_t all;
-	char *s = read_fd(fd, &all);
+	char *s = read_fd_max(fd, OUTPUT_MAX, &all);
 	close(fd);
 	if (!s)
 		return NULL;
@@ -399,5 +419,9 @@ bool registry_entry_alive(const struct registry_entry *e)
 	char exe[64];
 	snprintf(exe, sizeof(exe), "/proc/%ld/exe", e->pid);
 	struct stat st;
-	return stat(exe, &st) == 0 && st.st_dev == e->exe_dev && st.st_ino == e->exe_ino;
+	if (stat(exe, &st) < 0 || st.st_dev != e->exe_dev || st.st_ino != e->exe_ino)
+		return false;
+	/* and that executable is this program (or was, before an upgrade replaced it): a state
+	 * naming a script's pid with its interpreter's identity names no collector */
+	return proc_runs_our_program((pid_t)e->pid);
 }

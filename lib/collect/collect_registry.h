@@ -5,8 +5,9 @@
  * /tmp/perfcollect-c-<uid> without one).  The directory is created 0700 and, each time it
  * is opened, must be a real directory (O_NOFOLLOW) owned by us with no access for anyone
  * else.  Its files are created by base/outfile in that verified directory, O_EXCL |
- * O_NOFOLLOW (so outfile_set_owner() must not be in effect: they are ours alone), and read
- * through the directory's fd, never through a symlink, only when regular and ours.  Per
+ * O_NOFOLLOW and OUTFILE_OURS (never given to the sudo user outfile_owner_from_sudo() names:
+ * they are ours alone), and read through the directory's fd, never through a symlink or a
+ * FIFO, only when regular, ours and bounded (the output also of one link).  Per
  * collection it holds <name>.state (key value lines, replaced whole by rename, so a reader
  * never sees half of one; created by link, so two starts of one name cannot both have it)
  * and <name>.out (what the collector printed).  A name is a plain file name: no '/', no
