@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -167,6 +168,48 @@ int safe_open_in_root(pid_t pid, const char *path, uid_t owner_uid, uint64_t max
 int safe_open_binary_in_root(pid_t pid, const char *path, uid_t owner_uid, uint64_t max_size)
 {
 	return open_in_root(pid, path, owner_uid, max_size, false);
+}
+
+int safe_open_inode(const char *path, dev_t dev, uint64_t ino, uint64_t max_size)
+{
+	if (!path || path[0] != '/')
+		return refused(EINVAL, pc_err("%s: not an absolute path", path ? path : "(null)"));
+	char *dirs = xstrdup(path);
+	char *name = strrchr(dirs, '/');
+	*name++ = 0;
+	int fd = -1, dirfd = -1, pathfd = -1;
+	struct stat st;
+	if (!*name || !strcmp(name, ".") || !strcmp(name, "..")) {
+		refused(EINVAL, pc_err("%s: not a regular file", path));
+	} else if ((dirfd = walk(getpid(), dirs, path)) >= 0 &&
+		   (pathfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		pc_err_errno("%s", path);
+	} else if (pathfd >= 0 && fstat(pathfd, &st) < 0) {
+		pc_err_errno("%s", path);
+	} else if (pathfd >= 0 && (st.st_dev != dev || (uint64_t)st.st_ino != ino)) {
+		/* another file by that name: another mount namespace's, or replaced since */
+		refused(ESTALE,
+			pc_err("%s: not the file that was mapped (device %u:%u inode %llu, "
+			       "here %u:%u inode %llu)",
+			       path, major(dev), minor(dev), (unsigned long long)ino,
+			       major(st.st_dev), minor(st.st_dev), (unsigned long long)st.st_ino));
+	} else if (pathfd >= 0 && !S_ISREG(st.st_mode)) {
+		refused(EINVAL, pc_err("%s: not a regular file", path));
+	} else if (pathfd >= 0 && (uint64_t)st.st_size > max_size) {
+		refused(EFBIG,
+			pc_err("%s: %llu bytes, more than the %llu read", path,
+			       (unsigned long long)st.st_size, (unsigned long long)max_size));
+	} else if (pathfd >= 0) {
+		fd = reopen_regular(pathfd, &st, path);
+	}
+	int saved = errno;
+	if (pathfd >= 0)
+		close(pathfd);
+	if (dirfd >= 0)
+		close(dirfd);
+	free(dirs);
+	errno = saved;
+	return fd;
 }
 
 int open_file_in_root(const char *root, const char *path)

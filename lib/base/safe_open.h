@@ -53,6 +53,13 @@ int safe_open_in_root(pid_t pid, const char *path, uid_t owner_uid, uint64_t max
 /* The same for an ELF file read for its build-id and symbols: hard links allowed. */
 int safe_open_binary_in_root(pid_t pid, const char *path, uid_t owner_uid, uint64_t max_size);
 
+/* A file a process that is gone mapped, on our own side: path (as its MMAP record names it,
+ * absolute) walked from our root without following a symlink on any component, opened
+ * only when it is that very inode (device and inode number of the record), a regular
+ * file of at most max_size bytes.  A container's file has another inode at that path on
+ * the host (or none): refused, errno ESTALE, never read in its stead. */
+int safe_open_inode(const char *path, dev_t dev, uint64_t ino, uint64_t max_size);
+
 /* Opens path the way a process whose root directory is root (e.g. "/proc/<pid>/root"; NULL
  * or "" for ours) sees it: symlinks followed inside root, a regular file only. */
 int open_file_in_root(const char *root, const char *path);

@@ -6,6 +6,7 @@
 #include "collect.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "base/proc_maps.h"
 #include "base/safe_open.h"
 #include "base/tracefile.h"
 #include "collect_events.h"
@@ -32,6 +33,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -316,10 +318,12 @@ static bool seen_before(struct build_id_ctx *b, const char *name, uint32_t pid)
 
 /* Reads a hit map's build-id: the kernel's from /sys/kernel/notes, a module's from
  * /sys/module, a file's through the process's root (its own mount namespace) while it
- * runs, else by its path, as perf does. */
-static int read_map_build_id(uint32_t pid, bool kernel, const char *name, uint8_t *id,
+ * runs, else by its path on our side only when that is the very inode its MMAP2 record
+ * named (a container's file is another, or a FIFO, or a device it named so). */
+static int read_map_build_id(uint32_t pid, bool kernel, const struct map *map, uint8_t *id,
 			     uint8_t *size)
 {
+	const char *name = map->filename;
 	if (kernel) {
 		if (str_startswith(name, "[kernel.kallsyms]"))
 			return buildid_read_kernel(id, size);
@@ -341,14 +345,25 @@ static int read_map_build_id(uint32_t pid, bool kernel, const char *name, uint8_
 		return -1; /* [vdso], //anon, gone files: nothing to read */
 	struct proc_status st;
 	if (proc_status((pid_t)pid, &st) == 0) {
-		int fd = safe_open_binary_in_root((pid_t)pid, name, st.uid, BUILDID_FILE_MAX);
+		/* the mapped inode itself where we may (map_files), else its path in its root */
+		struct proc_map pm = {.start = map->start, .end = map->end, .path = name};
+		int fd = proc_map_open((pid_t)pid, &pm, st.uid, BUILDID_FILE_MAX);
 		if (fd < 0)
 			return -1;
 		int rc = buildid_read_fd(fd, id, size);
 		close(fd);
 		return rc;
 	}
-	return buildid_read_path(name, id, size);
+	if (!map->ino)
+		return -1; /* an MMAP record without its inode: nothing to check a file against */
+	int fd = safe_open_inode(name, makedev(map->maj, map->min), map->ino, BUILDID_FILE_MAX);
+	if (fd < 0) {
+		log_info("no build-id for %s of pid %u: %s", name, pid, pc_strerror());
+		return -1;
+	}
+	int rc = buildid_read_fd(fd, id, size);
+	close(fd);
+	return rc;
 }
 
 static void add_build_id(void *arg, uint32_t pid, bool kernel, const struct map *map)
@@ -366,7 +381,7 @@ static void add_build_id(void *arg, uint32_t pid, bool kernel, const struct map 
 	if (map->build_id_size) {
 		memcpy(bid.id, map->build_id, map->build_id_size);
 		bid.size = map->build_id_size;
-	} else if (read_map_build_id(pid, kernel, name, bid.id, &bid.size) < 0) {
+	} else if (read_map_build_id(pid, kernel, map, bid.id, &bid.size) < 0) {
 		return;
 	}
 	perfdata_writer_add_build_id(b->c->w, &bid);

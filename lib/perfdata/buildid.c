@@ -82,7 +82,8 @@ int buildid_read_fd(int fd, uint8_t id[BUILDID_MAX], uint8_t *size)
 {
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return pc_err("libelf: %s", elf_errmsg(-1));
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* read, not mapped: a file its owner truncates meanwhile must not SIGBUS us */
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf)
 		return pc_err("cannot read ELF: %s", elf_errmsg(-1));
 	int r;

@@ -331,6 +331,37 @@ static void test_safe_open_namespace(void)
 	unlink(host_file);
 }
 
+/* safe_open_inode(): only the very inode a record named, by a path without symlinks. */
+static void test_inode(const char *dir)
+{
+	put(dir, "mapped.so", "ELF");
+	put(dir, "other.so", "ELF");
+	char *p = xasprintf("%s/mapped.so", dir), *q = xasprintf("%s/other.so", dir);
+	struct stat st;
+	CHECK(stat(p, &st) == 0);
+	int fd = safe_open_inode(p, st.st_dev, st.st_ino, NO_CAP);
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	/* the same name now another file (a container's, or replaced) */
+	errno = 0;
+	CHECK(safe_open_inode(q, st.st_dev, st.st_ino, NO_CAP) < 0 && errno == ESTALE);
+	CHECK(strstr(pc_strerror(), "not the file that was mapped") != NULL);
+	CHECK(safe_open_inode(p, st.st_dev, st.st_ino, 2) < 0 && errno == EFBIG);
+	/* a symlink on the way, even to the right file */
+	char *link = xasprintf("%s/link", dir), *via = xasprintf("%s/link/mapped.so", dir);
+	CHECK(symlink(dir, link) == 0);
+	CHECK(safe_open_inode(via, st.st_dev, st.st_ino, NO_CAP) < 0 && errno == ELOOP);
+	char *fifo = xasprintf("%s/inode.fifo", dir);
+	CHECK(mkfifo(fifo, 0600) == 0 && stat(fifo, &st) == 0);
+	CHECK(safe_open_inode(fifo, st.st_dev, st.st_ino, NO_CAP) < 0 && errno == EINVAL);
+	free(p);
+	free(q);
+	free(link);
+	free(via);
+	free(fifo);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/pc-safe-open-XXXXXX";
@@ -339,6 +370,7 @@ int main(void)
 	test_symlink_at_each_component(dir);
 	test_fifo_does_not_block(dir);
 	test_root_open_dir(dir);
+	test_inode(dir);
 	CHECK(rm_rf(dir) == 0);
 	test_safe_open_namespace();
 	return TEST_DONE();
