@@ -54,10 +54,9 @@ static int open_component(int dirfd, const char *name, const char *shown)
 	return refused(ENOTDIR, pc_err("%s: %s is not a directory", shown, name));
 }
 
-/* The one walk: the directories in dirs (modified), from pid's root down. */
-static int walk(pid_t pid, char *dirs, const char *shown)
+/* The one walk: the directories in dirs (modified), from the directory fd (taken) down. */
+static int walk_from(int fd, char *dirs, const char *shown)
 {
-	int fd = open_root(pid, shown);
 	char *save = NULL;
 	for (char *c = fd < 0 ? NULL : strtok_r(dirs, "/", &save); c;
 	     c = strtok_r(NULL, "/", &save)) {
@@ -70,6 +69,12 @@ static int walk(pid_t pid, char *dirs, const char *shown)
 		fd = sub;
 	}
 	return fd;
+}
+
+/* From pid's root. */
+static int walk(pid_t pid, char *dirs, const char *shown)
+{
+	return walk_from(open_root(pid, shown), dirs, shown);
 }
 
 int root_open_dir(pid_t pid, const char *dir)
@@ -233,10 +238,22 @@ int open_file_in_root(const char *root, const char *path)
 		struct open_how how = {.flags = O_PATH | O_CLOEXEC,
 				       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
 		pathfd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
-		/* No openat2 (before Linux 5.6, or a seccomp profile that predates it): a
-		 * plain walk, still never opening anything but a regular file. */
-		if (pathfd < 0 && (errno == ENOSYS || errno == EPERM))
-			pathfd = open(shown, O_PATH | O_CLOEXEC);
+		/* No openat2 (before Linux 5.6, or a seccomp profile that predates it): the
+		 * walk that follows no symlink at all, never one that resolves them from our
+		 * side (an absolute link there would land on the host's file).  A mapping's
+		 * path has none: the kernel names the file it resolved. */
+		if (pathfd < 0 && (errno == ENOSYS || errno == EPERM)) {
+			char *dirs = xstrdup(path);
+			char *name = strrchr(dirs, '/');
+			*name++ = 0;
+			int dirfd = walk_from(dup(rootfd), dirs, shown);
+			pathfd = dirfd < 0 || !strcmp(name, "..")
+				     ? -1
+				     : openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+			if (dirfd >= 0)
+				close_keeping_errno(dirfd);
+			free(dirs);
+		}
 		close_keeping_errno(rootfd);
 	}
 	struct stat st;

@@ -14,21 +14,29 @@
  * and dotnet/dotnet_ipc.c (the runtime's map files).
  *
  * safe_open_binary_in_root(): the same walk and checks but for the link count, for ELF files
- * read only for their build-id and symbols (nothing of them is copied out): perf's build-id
- * cache (~/.debug) hard-links every binary perf has seen, so system binaries and libraries
- * often have several names (/usr/bin/rm, node, ld.bfd on this project's machines).  Callers:
+ * read only for their build-id and symbols: perf's build-id cache (~/.debug) hard-links
+ * every binary perf has seen, so system binaries and libraries often have several names
+ * (/usr/bin/rm, node, ld.bfd on this project's machines), and the one-link rule lost their
+ * build-ids.  That is safe here, where it is not for files whose bytes we copy: these are
+ * files the target mapped (it could read them), nothing of them is copied, and the names
+ * read from them are those of addresses its own samples or stack hit.  Callers:
  * collect/collect.c (build-ids of the files samples hit), and through proc_map_open()
  * stacks/stacks.c and stacks/clr_threads.c (the libraries a stopped target maps).
+ *
+ * safe_open_inode(): a file a process that is gone mapped, on our own side, only when it is
+ * the very inode its record named (collect's build-ids of processes that exited).
  *
  * open_file_in_root(): ELF binaries and their debug files, read for symbols only (never
  * copied into an output): symlinks are followed, as the target's own loader follows them
  * (/lib -> /usr/lib in most images), but resolved inside the root (openat2 RESOLVE_IN_ROOT),
- * and only a regular file is opened.  Callers: symbols/symbols.c (every file-backed mapping
- * of a trace) and symbols/dso.c (their separate debug files); a file that becomes data
- * goes through safe_open_in_root() instead.  It keeps two behaviours the tests rely on, to be
- * tightened by the hostile-container work (issue 24): a kernel without openat2 falls back to a
- * plain walk of
- * "<root><path>", and a NULL root opens the host's path.
+ * and only a regular file is opened.  Without openat2 (a kernel before 5.6, a seccomp
+ * profile that refuses it) no symlink is followed at all (the walk above): a mapping's path
+ * names the resolved file anyway.  A NULL root is our own side, for our own files only (the
+ * host's debug directories, the symbol cache, the files of a perf.data merged where it was
+ * recorded), never in place of a target's: symbols/ looks a gone process's file up on the
+ * host only by the build-id the collector recorded for it.  Callers: symbols/symbols.c
+ * (every file-backed mapping of a trace) and symbols/dso.c (their separate debug files); a
+ * file that becomes data goes through safe_open_in_root() instead.
  *
  * Errors: -1 with pc_err() and errno ENOENT when the file (or a directory on its way) does
  * not exist, ESRCH when the process is gone, EACCES when we may not look (no ptrace access

@@ -103,7 +103,8 @@ static int find_coreclr(pid_t pid, uint64_t *base)
 static uint64_t descriptor_address(int fd, uint64_t base)
 {
 	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* read, not mapped: the target may truncate its file while we look */
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	uint64_t addr = 0, first_load = UINT64_MAX;
 	size_t nph = 0;
 	if (!elf || elf_getphdrnum(elf, &nph) != 0)

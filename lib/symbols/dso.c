@@ -376,7 +376,7 @@ static Elf *open_elf(const char *root, const char *path, int *fd)
 	*fd = open_file_in_root(root, path);
 	if (*fd < 0)
 		return NULL;
-	Elf *e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	Elf *e = elf_begin(*fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF) {
 		if (e)
 			elf_end(e);
@@ -387,9 +387,10 @@ static Elf *open_elf(const char *root, const char *path, int *fd)
 	return e;
 }
 
-/* A separate debug file with a .symtab, and (when both have one) the same build-id. */
+/* A separate debug file with a .symtab, and (when both have one, or need_id) the same
+ * build-id. */
 static bool try_debug_file(struct dso *d, const struct runtime *rt, const char *root,
-			   const char *path, const char *what)
+			   const char *path, const char *what, bool need_id)
 {
 	int fd;
 	Elf *e = open_elf(root, path, &fd);
@@ -401,8 +402,8 @@ static bool try_debug_file(struct dso *d, const struct runtime *rt, const char *
 	if (sym && sh.sh_size >= 2 * sh.sh_entsize) {
 		uint8_t id[64];
 		size_t idlen = read_build_id(e, id, sizeof(id));
-		if (!d->build_id_size || !idlen ||
-		    (idlen == d->build_id_size && !memcmp(id, d->build_id, idlen))) {
+		if ((!need_id && (!d->build_id_size || !idlen)) ||
+		    (idlen && idlen == d->build_id_size && !memcmp(id, d->build_id, idlen))) {
 			if (rt->probe) {
 				used = true;
 			} else if (load_symbols(d, e, sym, rt)) {
@@ -416,13 +417,15 @@ static bool try_debug_file(struct dso *d, const struct runtime *rt, const char *
 	return used;
 }
 
-/* Looks under root (the target's view) first, then on the host. */
+/* Looks under root (the target's view) first, then on the host: there, for a target's file,
+ * only a debug file of its very build-id (the host's file of that name is another's). */
 static bool try_debug_path(struct dso *d, const struct runtime *rt, const char *root,
 			   const char *path, const char *what)
 {
-	if (root && *root && try_debug_file(d, rt, root, path, what))
+	bool target = root && *root;
+	if (target && try_debug_file(d, rt, root, path, what, false))
 		return true;
-	return try_debug_file(d, rt, NULL, path, what);
+	return try_debug_file(d, rt, NULL, path, what, target);
 }
 
 static bool load_debug_files(struct dso *d, const struct runtime *rt, const char *root,
@@ -466,7 +469,7 @@ static bool load_cached_debug_file(struct dso *d, const struct runtime *rt,
 		return false;
 	char *p =
 	    symcache_find(cache, SYMFILE_DEBUG, path ? path : "", d->build_id, d->build_id_size);
-	bool ok = p && try_debug_file(d, rt, NULL, p, "symbol cache");
+	bool ok = p && try_debug_file(d, rt, NULL, p, "symbol cache", true);
 	free(p);
 	return ok;
 }
@@ -532,7 +535,7 @@ static struct dso *dso_alloc(void)
 struct dso *dso_new_fd(int fd, const char *root, const char *path, const struct symcache *cache)
 {
 	struct dso *d = dso_alloc();
-	Elf *elf = elf_ready() ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	Elf *elf = elf_ready() ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
 	if (elf && elf_kind(elf) == ELF_K_ELF)
 		load_elf(d, elf, root, path, cache);
 	else
@@ -616,7 +619,7 @@ const uint8_t *dso_build_id(const struct dso *d, size_t *size)
 int dso_probe(int fd, const char *root, const char *path, struct dso_probe *out)
 {
 	memset(out, 0, sizeof(*out));
-	Elf *elf = elf_ready() ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	Elf *elf = elf_ready() ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		if (elf)
 			elf_end(elf);
@@ -640,7 +643,7 @@ int dso_probe(int fd, const char *root, const char *path, struct dso_probe *out)
 
 int dso_check_file(int fd, enum symfile_kind kind, const uint8_t *id, size_t idlen)
 {
-	Elf *elf = elf_ready() ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	Elf *elf = elf_ready() ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		if (elf)
 			elf_end(elf);

@@ -8,7 +8,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sched.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -362,6 +368,45 @@ static void test_inode(const char *dir)
 	free(fifo);
 }
 
+/* open_file_in_root() where openat2 is refused (a kernel before 5.6, or a container runtime's
+ * seccomp profile that predates it: ENOSYS): a root whose /lib is an absolute symlink to
+ * /etc must not make us open the host's /etc/passwd (a walk from our side resolves the
+ * link against our root), and an ordinary file is still found. */
+static void test_no_openat2(const char *dir)
+{
+	char *root = xasprintf("%s/fakeroot", dir), *usr = xasprintf("%s/fakeroot/usr", dir);
+	char *lib = xasprintf("%s/fakeroot/lib", dir);
+	CHECK(mkdir_p(usr, 0755) == 0 && symlink("/etc", lib) == 0);
+	put(usr, "app", "ELF");
+	pid_t child = fork();
+	if (child == 0) {
+		struct sock_filter f[] = {
+		    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+		    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		};
+		struct sock_fprog prog = {.len = ARRAY_SIZE(f), .filter = f};
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+			_exit(2);
+		int fd = open_file_in_root(root, "/lib/passwd");
+		if (fd >= 0)
+			_exit(3); /* the host's /etc/passwd */
+		fd = open_file_in_root(root, "/usr/app");
+		_exit(fd >= 0 ? 0 : 4);
+	}
+	int status = -1;
+	waitpid(child, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
+		fprintf(stderr, "open_file_in_root followed the container's /lib -> /etc on the "
+				"host without openat2\n");
+	free(root);
+	free(usr);
+	free(lib);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/pc-safe-open-XXXXXX";
@@ -371,6 +416,7 @@ int main(void)
 	test_fifo_does_not_block(dir);
 	test_root_open_dir(dir);
 	test_inode(dir);
+	test_no_openat2(dir);
 	CHECK(rm_rf(dir) == 0);
 	test_safe_open_namespace();
 	return TEST_DONE();
