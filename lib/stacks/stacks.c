@@ -6,11 +6,13 @@
 
 #include "base/proc.h"
 #include "base/proc_maps.h"
+#include "base/safe_open.h"
 #include "clr_locks.h"
 #include "clr_threads.h"
 #include "dotnet/dotnet_ipc.h"
 #include "dotnet/dotnet_borrow.h"
 #include "stacks_unwind.h"
+#include "symbols/dso.h"
 #include "symbols/symbols_jit.h"
 
 #include <elfutils/libdwfl.h>
@@ -34,6 +36,10 @@
 #define MAX_ATTACH_PASSES 50
 /* A thread in uninterruptible sleep (D) cannot stop until it wakes; do not wait forever. */
 #define STOP_TIMEOUT_NS (2ull * 1000 * 1000 * 1000)
+/* The longest the threads stay stopped in all: past it the rest are resumed not unwound. */
+#define STOPPED_MAX_NS (10ull * 1000 * 1000 * 1000)
+/* The largest separate debug file read for names and lines. */
+#define DEBUG_FILE_MAX (4ull << 30)
 
 /* Per-thread tracing state, parallel to snapshot->threads. */
 struct traced {
@@ -250,6 +256,7 @@ static void resume_all(struct stacks_snapshot *s, struct traced *tr)
 /* What the find_elf callback needs; reached through each module's userdata. */
 struct target {
 	pid_t pid;
+	uid_t uid;
 	struct stacks_unwinder *u;
 };
 
@@ -264,13 +271,40 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	int fd = stacks_open_mapped(t->u, name, low);
 	if (fd < 0)
 		return -1;
-	/* Separate debug info (debuglink) is looked for next to this name: inside the root. */
-	char *fn = NULL;
-	if (asprintf(&fn, "/proc/%d/root%s", (int)t->pid, name) < 0) {
-		close(fd);
+	*file_name = xstrdup(name);
+	return fd;
+}
+
+/* A module's separate debug file, for names and lines once the threads run again: by its
+ * debuglink name or build-id inside the target's root, walked without following a symlink
+ * and opened only when a regular file (a FIFO there hung stacks, a symlink made root open a
+ * host file), else the host's own by build-id; used only with the module's very build-id.
+ * Never the network (libdw's standard finder asks debuginfod). */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const struct target *t = *userdata;
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	int idlen = dwfl_module_build_id(mod, &id, &vaddr);
+	if (!t || !modname || modname[0] != '/' || idlen <= 0)
 		return -1;
+	char *p;
+	int fd = -1;
+	for (size_t i = 0; fd < 0 && (p = dso_debug_path(i, modname, debuglink_file, id, idlen));
+	     i++) {
+		fd = safe_open_binary_in_root(t->pid, p, t->uid, DEBUG_FILE_MAX);
+		if (fd < 0 && str_startswith(p, "/usr/lib/debug/.build-id/"))
+			fd = open_file_in_root(NULL, p);
+		if (fd >= 0 && dso_check_file(fd, SYMFILE_DEBUG, id, idlen) < 0) {
+			close(fd);
+			fd = -1;
+		}
+		if (fd >= 0)
+			*debuginfo_file_name = xstrdup(p);
+		free(p);
 	}
-	*file_name = fn;
 	return fd;
 }
 
@@ -287,11 +321,31 @@ static char *dwfl_error_text(void)
 	return xstrdup(msg && *msg ? msg : "unknown libdw error");
 }
 
-/* While the threads are stopped: each one's registers and stack. */
-static void copy_all(struct stacks_unwinder *u, struct stacks_snapshot *s, struct traced *tr)
+/* Ctrl+C (or SIGTERM, SIGHUP) came while they are blocked: resume the target at once. */
+static bool interrupted(void)
+{
+	sigset_t pending;
+	return sigpending(&pending) == 0 &&
+	       (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) ||
+		sigismember(&pending, SIGHUP));
+}
+
+/* While the threads are stopped: each one's registers and stack, no longer than
+ * STOPPED_MAX_NS from the stop's start, and none once Ctrl+C is pending. */
+static void copy_all(struct stacks_unwinder *u, struct stacks_snapshot *s, struct traced *tr,
+		     uint64_t stop_start)
 {
 	for (size_t i = 0; i < s->nthreads; i++) {
 		struct thread_stack *ts = &s->threads[i];
+		const char *cut = interrupted() ? "not unwound: interrupted"
+				  : monotonic_ns() - stop_start > STOPPED_MAX_NS
+				      ? "not unwound: the target was resumed after 10 s stopped"
+				      : NULL;
+		if (cut) {
+			if (!ts->user_error)
+				ts->user_error = xstrdup(cut);
+			continue;
+		}
 		if (!tr[i].stopped || tr[i].gone) {
 			if (!ts->user_error)
 				ts->user_error = xstrdup(tr[i].gone ? "exited during the snapshot"
@@ -555,7 +609,7 @@ static Dwfl *open_dwfl(struct stacks_snapshot *s, struct target *t, char **why)
 	static char *debuginfo_path;
 	static const Dwfl_Callbacks callbacks = {
 	    .find_elf = find_elf,
-	    .find_debuginfo = dwfl_standard_find_debuginfo,
+	    .find_debuginfo = find_debuginfo,
 	    .debuginfo_path = &debuginfo_path,
 	};
 	Dwfl *dwfl = dwfl_begin(&callbacks);
@@ -606,7 +660,7 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 	s->pid = pid;
 	s->nspid = st.nspid;
 	proc_comm(pid, pid, s->comm, sizeof(s->comm));
-	struct target t = {.pid = pid};
+	struct target t = {.pid = pid, .uid = st.uid};
 
 	/* Managed frames are named from the runtime's maps: they must be written before the
 	 * threads stop (the runtime answers from them). */
@@ -636,7 +690,7 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 		char *why = NULL;
 		t.u = stacks_unwinder_new(pid, st.uid);
 		if (t.u) {
-			copy_all(t.u, s, tr);
+			copy_all(t.u, s, tr, stop_start);
 			dwfl = open_dwfl(s, &t, &why);
 		} else {
 			why = xstrdup(pc_strerror());

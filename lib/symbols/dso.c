@@ -428,37 +428,43 @@ static bool try_debug_path(struct dso *d, const struct runtime *rt, const char *
 	return try_debug_file(d, rt, NULL, path, what, target);
 }
 
+char *dso_debug_path(size_t i, const char *path, const char *link, const uint8_t *id, size_t idlen)
+{
+	const char *slash = path && path[0] == '/' ? strrchr(path, '/') : NULL;
+	bool by_link = slash && link && *link && !strchr(link, '/');
+	const char *fmts[] = {"%.*s/%s", "%.*s/.debug/%s", "/usr/lib/debug%.*s/%s"};
+	for (size_t k = 0; k < ARRAY_SIZE(fmts); k++) {
+		char *p = by_link ? xasprintf(fmts[k], (int)(slash - path), path, link) : NULL;
+		if (p && strcmp(p, path) && i-- == 0)
+			return p;
+		free(p);
+	}
+	if (!idlen || i != 0)
+		return NULL;
+	char hex[2 * 64 + 1];
+	for (size_t k = 0; k < idlen && k < 64; k++)
+		sprintf(hex + 2 * k, "%02x", id[k]);
+	return xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+}
+
 static bool load_debug_files(struct dso *d, const struct runtime *rt, const char *root,
 			     const char *path)
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn = find_section(rt->elf, ".gnu_debuglink", SHT_NULL, &sh);
 	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
-	if (data && data->d_size && memchr(data->d_buf, 0, data->d_size) && path &&
-	    path[0] == '/') {
-		const char *link = data->d_buf;
-		const char *slash = strrchr(path, '/');
-		int dirlen = (int)(slash - path);
-		const char *fmts[] = {"%.*s/%s", "%.*s/.debug/%s", "/usr/lib/debug%.*s/%s"};
-		for (size_t i = 0; i < ARRAY_SIZE(fmts) && *link && !strchr(link, '/'); i++) {
-			char *p = xasprintf(fmts[i], dirlen, path, link);
-			bool ok = strcmp(p, path) && try_debug_path(d, rt, root, p, "debuglink");
-			free(p);
-			if (ok)
-				return true;
-		}
-	}
-	if (d->build_id_size) {
-		char hex[2 * sizeof(d->build_id) + 1];
-		for (size_t i = 0; i < d->build_id_size; i++)
-			sprintf(hex + 2 * i, "%02x", d->build_id[i]);
-		char *p = xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
-		bool ok = try_debug_path(d, rt, root, p, "build-id");
+	const char *link =
+	    data && data->d_size && memchr(data->d_buf, 0, data->d_size) ? data->d_buf : NULL;
+	bool ok = false;
+	char *p;
+	for (size_t i = 0;
+	     !ok && (p = dso_debug_path(i, path, link, d->build_id, d->build_id_size)); i++) {
+		ok = try_debug_path(d, rt, root, p,
+				    str_startswith(p, "/usr/lib/debug/.build-id/") ? "build-id"
+										   : "debuglink");
 		free(p);
-		if (ok)
-			return true;
 	}
-	return false;
+	return ok;
 }
 
 /* A debug file that a symbol server gave (symsrv.h), found by build-id in the caches. */

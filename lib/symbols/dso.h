@@ -48,6 +48,12 @@ struct dso_probe {
 };
 int dso_probe(int fd, const char *root, const char *path, struct dso_probe *out);
 
+/* The places a separate debug file of the ELF file at path is looked for, in perf's and
+ * gdb's order: by its .gnu_debuglink name link (NULL: none) next to it, in its .debug/ and
+ * under /usr/lib/debug by its directory, then by build-id id under /usr/lib/debug/.build-id.
+ * The i-th (malloc'd), NULL past the last. */
+char *dso_debug_path(size_t i, const char *path, const char *link, const uint8_t *id, size_t idlen);
+
 /* Whether a file that a symbol server sent may be used for the ELF file with build-id id:
  * it is ELF with exactly that build-id, and (kind) a debug file with a .symtab, or a binary
  * with an executable segment.  0, or -1 with pc_err() saying why not. */
