@@ -12,6 +12,7 @@
 #include "collect_events.h"
 #include "collect_signals.h"
 #include "collect_tracedir.h"
+#include "dotnet/dotnet_guard.h"
 #include "dotnet/dotnet_ipc.h"
 #include "dotnet/eventpipe_collect.h"
 #include "perfdata/buildid.h"
@@ -682,7 +683,20 @@ int collect_run(const struct collect_opts *o)
 	log_start(&c);
 	/* Before the events open: the code loads a .NET runtime then writes for methods it
 	 * compiled earlier carry timestamps before every sample, so lookups by time find them. */
-	bool dotnet_enabled = c.pid > 0 && dotnet_prepare_target(c.pid, !o->no_dotnet_ipc) == 1;
+	/* The guard undoes what we ask of runtimes if we are killed first (forked now: the
+	 * process has one thread yet). */
+	struct dotnet_guard *guard = NULL;
+	if (o->dotnet_events || (c.pid > 0 && !o->no_dotnet_ipc && dotnet_runtime_present(c.pid))) {
+		guard = dotnet_guard_start();
+		if (!guard)
+			log_warn(
+			    "no guard (%s): if the collector is killed, what it asked of .NET "
+			    "runtimes stays (perf maps on, EventPipe sessions open until their "
+			    "next event)",
+			    pc_strerror());
+	}
+	bool dotnet_enabled =
+	    c.pid > 0 && dotnet_prepare_target(c.pid, !o->no_dotnet_ipc, guard) == 1;
 	if (dotnet_enabled)
 		tracedir_note(&td, "dotnet-perfmap %d %" PRIu64 "\n", (int)c.pid,
 			      proc_start_time(c.pid));
@@ -700,8 +714,10 @@ int collect_run(const struct collect_opts *o)
 	 * has one thread yet, as eventpipe_collect needs). */
 	struct eventpipe_collector *ep = NULL;
 	if (o->dotnet_events) {
-		struct eventpipe_collect_opts eo = {
-		    .trace_dir = c.trace_dir, .pid = c.pid, .config = o->dotnet_events};
+		struct eventpipe_collect_opts eo = {.trace_dir = c.trace_dir,
+						    .pid = c.pid,
+						    .config = o->dotnet_events,
+						    .guard = guard};
 		ep = eventpipe_collector_start(&eo);
 		if (!ep)
 			log_warn("no .NET runtime events: %s", pc_strerror());
@@ -737,6 +753,8 @@ int collect_run(const struct collect_opts *o)
 	ep = NULL;
 	if (dotnet_enabled)
 		dotnet_finish_target(c.pid);
+	dotnet_guard_finish(guard);
+	guard = NULL;
 	collect_protect_postprocessing(c.zip_path, &old_mask);
 	if (rec_err && !c.w) {
 		log_warn("recording failed: %s", rec_err);
@@ -847,6 +865,7 @@ abandon:
 		eventpipe_collector_stop(ep);
 		if (dotnet_enabled)
 			dotnet_finish_target(c.pid);
+		dotnet_guard_finish(guard);
 		log_close();
 		rm_rf(c.trace_dir);
 		pc_err("%s", why_msg);

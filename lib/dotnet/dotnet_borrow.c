@@ -2,9 +2,9 @@
 #include "dotnet_borrow.h"
 #include "base/proc.h"
 #include "base/safe_open.h"
+#include "dotnet_guard.h"
 #include "dotnet_ipc.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -38,32 +38,6 @@ static void open_maps(pid_t pid, pid_t nspid, bool *perfmap, bool *jitdump, char
 		}
 	}
 	proc_fds_close(d);
-}
-
-/* Removes what the runtime wrote into our directory, then the directory. */
-static int remove_private_dir(pid_t pid, const char *dir)
-{
-	const char *slash = strrchr(dir, '/');
-	char *parent = xstrndup(dir, slash - dir);
-	int pfd = root_open_dir(pid, parent[0] ? parent : "/");
-	free(parent);
-	if (pfd < 0)
-		return -1;
-	int r = 0;
-	int fd = openat(pfd, slash + 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	if (d) {
-		for (struct dirent *e; (e = readdir(d));)
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				unlinkat(dirfd(d), e->d_name, 0);
-		closedir(d);
-	} else if (fd >= 0) {
-		close(fd);
-	}
-	if (unlinkat(pfd, slash + 1, AT_REMOVEDIR) < 0 && errno != ENOENT)
-		r = pc_err_errno("cannot remove /proc/%d/root%s", (int)pid, dir);
-	close(pfd);
-	return r;
 }
 
 /* A fresh directory in the target's /tmp, owned by the target's user (the runtime writes
@@ -100,10 +74,12 @@ static char *make_private_dir(pid_t pid, uid_t uid)
 	return NULL;
 }
 
-void dotnet_borrow_maps(pid_t pid, int timeout_ms, struct dotnet_borrowed *m)
+void dotnet_borrow_maps(pid_t pid, int timeout_ms, struct dotnet_guard *g,
+			struct dotnet_borrowed *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->timeout_ms = timeout_ms;
+	m->guard = g;
 	struct proc_status st;
 	if (proc_status(pid, &st) < 0 || !dotnet_runtime_present(pid))
 		return;
@@ -123,17 +99,16 @@ void dotnet_borrow_maps(pid_t pid, int timeout_ms, struct dotnet_borrowed *m)
 		goto out;
 	}
 	m->old_path = proc_getenv(pid, PATH_VAR);
-	if (dotnet_set_env(pid, PATH_VAR, dir) < 0) {
-		m->why = xasprintf("its runtime cannot be asked for perf maps: %s", pc_strerror());
-		/* sent but unanswered: it may still be carried out, so undo it the same way */
-		if (strstr(pc_strerror(), "within"))
-			dotnet_set_env(pid, PATH_VAR, m->old_path);
-		remove_private_dir(pid, dir);
-		free(dir);
-		goto out;
-	}
+	/* The guard knows before the runtime is changed: a SIGKILL from here on is undone. */
+	m->start = proc_start_time(pid);
+	dotnet_guard_borrow(g, pid, m->start, dir, m->old_path, true);
 	m->borrowed = true;
 	m->private_dir = dir;
+	if (dotnet_set_env(pid, PATH_VAR, dir) < 0) {
+		m->why = xasprintf("its runtime cannot be asked for perf maps: %s", pc_strerror());
+		/* sent but perhaps unanswered: it may still be carried out, so undo it all */
+		goto out;
+	}
 	if (dotnet_enable_perfmap(pid, DOTNET_PERFMAP_ALL) < 0) {
 		m->why = xasprintf("its runtime did not write perf maps: %s", pc_strerror());
 		goto out;
@@ -152,24 +127,16 @@ void dotnet_return_maps(pid_t pid, struct dotnet_borrowed *m)
 		return;
 	m->borrowed = false;
 	dotnet_ipc_set_timeout_ms(m->timeout_ms);
-	const char *dir = m->private_dir;
-	char *problem = NULL;
-	if (dotnet_disable_perfmap(pid) < 0)
-		problem = xasprintf("DisablePerfMap: %s", pc_strerror());
-	if (dotnet_set_env(pid, PATH_VAR, m->old_path) < 0 && !problem)
-		problem = xasprintf("restoring %s: %s", PATH_VAR, pc_strerror());
-	if (remove_private_dir(pid, dir) < 0 && !problem)
-		problem = xstrdup(pc_strerror());
-	dotnet_ipc_set_timeout_ms(0);
-	if (problem) {
+	if (dotnet_give_back_maps(pid, m->private_dir, m->old_path) < 0) {
 		char *why =
 		    xasprintf("%s%sthe runtime was not fully restored (%s); both requests were "
 			      "sent and run if it answers later",
-			      m->why ? m->why : "", m->why ? "; " : "", problem);
+			      m->why ? m->why : "", m->why ? "; " : "", pc_strerror());
 		free(m->why);
 		m->why = why;
-		free(problem);
 	}
+	dotnet_ipc_set_timeout_ms(0);
+	dotnet_guard_borrow(m->guard, pid, m->start, NULL, NULL, false);
 }
 
 void dotnet_borrowed_free(struct dotnet_borrowed *m)

@@ -5,7 +5,8 @@
  * diagnostics IPC to write both into a private directory made for the purpose inside its
  * /tmp (SetEnvironmentVariable DOTNET_PerfMapJitDumpPath, then EnablePerfMap), so no file the
  * target or anyone else owns is created, truncated or appended to.  dotnet_return_maps()
- * undoes it all: DisablePerfMap, the variable as it was, the directory removed.
+ * undoes it all: DisablePerfMap, the variable as it was, the directory removed; and so does
+ * the guard (dotnet_guard.h), told before the runtime is changed, if we are killed first.
  *
  * Every IPC step has a short timeout.  A runtime that does not answer costs at most that
  * per step; what was sent is still carried out, in order, if it ever answers (the server
@@ -15,6 +16,7 @@
 #define PC_DOTNET_BORROW_H
 
 #include "base/util.h"
+#include "dotnet_guard.h"
 #include <sys/types.h>
 
 struct dotnet_borrowed {
@@ -29,11 +31,15 @@ struct dotnet_borrowed {
 	char *old_path;	   /* DOTNET_PerfMapJitDumpPath before, NULL when unset */
 	char *private_dir; /* the directory we made, as the target sees it */
 	int timeout_ms;
+	uint64_t start;		    /* the target's start time, for the guard */
+	struct dotnet_guard *guard; /* or NULL */
 };
 
-/* Finds or borrows pid's maps (see above).  Never fails: what could not be done is in
+/* Finds or borrows pid's maps (see above), the borrowing told to g first (NULL: none).
+ * Never fails: what could not be done is in
  * m->why, and m->dir is NULL when there is nothing to read. */
-void dotnet_borrow_maps(pid_t pid, int timeout_ms, struct dotnet_borrowed *m);
+void dotnet_borrow_maps(pid_t pid, int timeout_ms, struct dotnet_guard *g,
+			struct dotnet_borrowed *m);
 /* Gives borrowed maps back; a no-op otherwise.  Sets m->why when the runtime could not be
  * restored (it says what is left). */
 void dotnet_return_maps(pid_t pid, struct dotnet_borrowed *m);

@@ -121,8 +121,9 @@ int dotnet_ipc_answer(int fd, pid_t pid, const char *what, unsigned char **answe
  * it writes; says on screen what it asked and, where frames will stay unnamed, why and how
  * to fix it.  Not a .NET process: a log line.  Returns 1 when something was asked
  * (dotnet_finish_target() then puts it back), 0 otherwise; the collection goes on either
- * way. */
-int dotnet_prepare_target(pid_t pid, bool enable_ipc);
+ * way.  What is to be undone is told to the guard g first (dotnet_guard.h; NULL: none). */
+struct dotnet_guard;
+int dotnet_prepare_target(pid_t pid, bool enable_ipc, struct dotnet_guard *g);
 
 /* After recording stopped: undoes what dotnet_prepare_target() asked (DisablePerfMap where
  * that turns off only what was asked); nothing otherwise.  A target that exited meanwhile

@@ -194,15 +194,21 @@ static int nothing_written(struct dotnet_maps *m, bool may_ask, unsigned env,
 	look_at(pid, "perfinfo-%d.map", &info, false);
 	int type = map->exists || info.exists ? DOTNET_PERFMAP_JITDUMP : DOTNET_PERFMAP_ALL;
 	free(info.shown);
+	/* Maps its environment asked for stay on (the runtime had failed to open them); ours
+	 * are told to the guard before they are on. */
+	bool disable_after = env == 0;
+	if (disable_after)
+		dotnet_guard_perfmap(m->guard, pid, m->start, true);
 	if (dotnet_enable_perfmap(pid, (enum dotnet_perfmap_type)type) < 0) {
+		if (disable_after)
+			dotnet_guard_perfmap(m->guard, pid, m->start, false);
 		char *why = xasprintf("its runtime cannot be asked for them (%s)", pc_strerror());
 		warn_unnamed(pid, why, false);
 		free(why);
 		return 0;
 	}
 	m->asked = type;
-	/* Maps its environment asked for stay on (the runtime had failed to open them). */
-	m->disable_after = env == 0;
+	m->disable_after = disable_after;
 	/* The runtime opens its files before it answers: name the real one. */
 	struct map_file now = {0};
 	look_at(pid, "jit-%d.dump", &now, false);
@@ -228,10 +234,12 @@ static int nothing_written(struct dotnet_maps *m, bool may_ask, unsigned env,
 	return 1;
 }
 
-int dotnet_maps_ensure(pid_t pid, bool may_ask, struct dotnet_maps *m)
+int dotnet_maps_ensure(pid_t pid, bool may_ask, struct dotnet_guard *g, struct dotnet_maps *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->pid = pid;
+	m->guard = g;
+	m->start = proc_start_time(pid);
 	if (!dotnet_runtime_present(pid)) {
 		log_info("pid %d: no .NET runtime (no libcoreclr.so, no diagnostics socket)",
 			 (int)pid);
@@ -293,7 +301,9 @@ void dotnet_maps_restore(struct dotnet_maps *m)
 			 (int)pid);
 		return;
 	}
-	if (dotnet_disable_perfmap(pid) == 0)
+	int r = dotnet_disable_perfmap(pid);
+	dotnet_guard_perfmap(m->guard, pid, m->start, false);
+	if (r == 0)
 		log_info("pid %d: perf maps turned off again (DisablePerfMap)", (int)pid);
 	else if (kill(pid, 0) < 0 && errno == ESRCH)
 		log_info("pid %d: exited; no perf maps to turn off", (int)pid);

@@ -34,6 +34,7 @@
 #ifndef PC_DOTNET_MAPS_H
 #define PC_DOTNET_MAPS_H
 
+#include "dotnet_guard.h"
 #include "dotnet_ipc.h"
 
 struct dotnet_maps {
@@ -44,13 +45,16 @@ struct dotnet_maps {
 	int asked;		  /* enum dotnet_perfmap_type we sent EnablePerfMap with; 0: none */
 	bool disable_after;	  /* dotnet_maps_restore() sends DisablePerfMap */
 	uint64_t jitdump_records; /* records in the abandoned jitdump we restarted */
+	uint64_t start;		  /* pid's start time, for the guard */
+	struct dotnet_guard *guard;
 };
 
 /* Looks at pid and, when may_ask, asks its runtime for what is missing (see above).
  * Returns 1 when the runtime now writes a jitdump (all managed code can be named), 0 when
  * some or all managed frames will be unnamed (said once with log_warn and how to fix it)
- * or pid runs no .NET (a log line).  Never fails the caller's work. */
-int dotnet_maps_ensure(pid_t pid, bool may_ask, struct dotnet_maps *m);
+ * or pid runs no .NET (a log line).  Never fails the caller's work.  Maps to be turned off
+ * afterwards are told to the guard g (NULL: none) before they are turned on. */
+int dotnet_maps_ensure(pid_t pid, bool may_ask, struct dotnet_guard *g, struct dotnet_maps *m);
 
 /* After the work: turns off what dotnet_maps_ensure() turned on, where that changes
  * nothing else; logs when the runtime gave up a jitdump we restarted.  Idempotent; a

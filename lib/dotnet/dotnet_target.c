@@ -12,10 +12,10 @@
 static struct dotnet_maps *asked;
 static size_t n_asked, cap_asked;
 
-int dotnet_prepare_target(pid_t pid, bool enable_ipc)
+int dotnet_prepare_target(pid_t pid, bool enable_ipc, struct dotnet_guard *g)
 {
 	struct dotnet_maps m;
-	dotnet_maps_ensure(pid, enable_ipc, &m);
+	dotnet_maps_ensure(pid, enable_ipc, g, &m);
 	if (!m.asked)
 		return 0;
 	grow_array((void **)&asked, &cap_asked, n_asked + 1, sizeof(*asked));

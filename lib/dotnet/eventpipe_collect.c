@@ -5,7 +5,7 @@
 #include "base/outfile.h"
 #include "base/proc.h"
 #include "dotnet_ipc.h"
-#include "eventpipe_guard.h"
+#include "dotnet_guard.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -52,7 +52,7 @@ struct eventpipe_collector {
 	size_t ntargets, targets_cap;
 	struct seen *seen;
 	size_t nseen;
-	struct eventpipe_guard *guard;
+	struct dotnet_guard *guard; /* the caller's */
 	pthread_t thread;
 	bool thread_running;
 	int wake[2];
@@ -127,7 +127,7 @@ static bool start_target(struct eventpipe_collector *c, pid_t pid, unsigned long
 		free(why);
 		return false;
 	}
-	eventpipe_guard_add(c->guard, pid, s.id);
+	dotnet_guard_session(c->guard, pid, start, s.id, true);
 	grow_array((void **)&c->targets, &c->targets_cap, c->ntargets + 1, sizeof(*c->targets));
 	c->targets[c->ntargets++] = (struct target){
 	    .pid = pid, .start_time = start, .s = s, .out = out, .path = path, .stop_fd = -1};
@@ -151,7 +151,7 @@ static void end_target(struct eventpipe_collector *c, struct target *t, const ch
 {
 	if (t->state == DONE)
 		return;
-	eventpipe_guard_remove(c->guard, t->pid, t->s.id);
+	dotnet_guard_session(c->guard, t->pid, t->start_time, t->s.id, false);
 	eventpipe_session_close(&t->s);
 	if (t->stop_fd >= 0)
 		close(t->stop_fd);
@@ -262,7 +262,7 @@ static void scan(struct eventpipe_collector *c)
 		return;
 	struct seen *next = xcalloc(n ? n : 1, sizeof(*next));
 	size_t m = 0;
-	pid_t self = getpid(), guard = eventpipe_guard_pid(c->guard);
+	pid_t self = getpid(), guard = dotnet_guard_pid(c->guard);
 	for (size_t i = 0; i < n; i++) {
 		if (pids[i] == self || pids[i] == guard)
 			continue;
@@ -397,11 +397,7 @@ struct eventpipe_collector *eventpipe_collector_start(const struct eventpipe_col
 	log_info(".NET runtime events (EventPipe): %s; rundown keywords %#llx", what,
 		 (unsigned long long)o->config->rundown_keywords);
 	free(what);
-	c->guard = eventpipe_guard_start();
-	if (!c->guard)
-		log_warn("no guard for the EventPipe sessions (%s): if the collector is killed, a "
-			 "quiet .NET process keeps its session until its next event",
-			 pc_strerror());
+	c->guard = o->guard;
 	if (o->pid > 0) {
 		char comm[32] = "";
 		unsigned long long start = 0;
@@ -436,7 +432,6 @@ void eventpipe_collector_stop(struct eventpipe_collector *c)
 	}
 	for (size_t i = 0; i < c->ntargets; i++)
 		end_target(c, &c->targets[i], "closed");
-	eventpipe_guard_finish(c->guard);
 	uint64_t bytes = 0;
 	for (size_t i = 0; i < c->ntargets; i++) {
 		bytes += c->targets[i].bytes;

@@ -7,13 +7,14 @@
  * eventpipe_collector_stop() sends StopTracing to every session, waits for the runtimes'
  * rundown (method and module names, at most EVENTPIPE_RUNDOWN_WAIT_S seconds), and closes
  * the files.  A target that exits ends its session and file on its own.  If the collector
- * dies, the files hold everything that arrived, and eventpipe_guard.h ends the sessions.
+ * dies, the files hold everything that arrived, and the guard (dotnet_guard.h) ends the sessions.
  * What a target cannot do (no runtime, too old, diagnostics off, socket unreachable) is one
  * line on screen and in the log; the collection goes on.
  */
 #ifndef PC_EVENTPIPE_COLLECT_H
 #define PC_EVENTPIPE_COLLECT_H
 
+#include "dotnet_guard.h"
 #include "eventpipe_session.h"
 
 #define EVENTPIPE_RUNDOWN_WAIT_S 30
@@ -22,13 +23,14 @@ struct eventpipe_collect_opts {
 	const char *trace_dir;
 	pid_t pid;			       /* -1: every .NET process */
 	const struct eventpipe_config *config; /* kept by the caller until _stop() */
+	struct dotnet_guard *guard;	       /* told of every session; NULL: none */
 };
 
 struct eventpipe_collector;
 
 /* Starts the thread (and, for -pid, the target's session, so the user sees it before the
  * recording starts; system-wide, the thread finds the .NET processes, the recording does
- * not wait for them).  Call while the process has one thread (the guard is forked).  NULL
+ * not wait for them).  NULL
  * with pc_err() only when nothing could be set up at all. */
 struct eventpipe_collector *eventpipe_collector_start(const struct eventpipe_collect_opts *o);
 /* Stops and frees; NULL is fine. */

@@ -9,7 +9,7 @@
  * the rundown (method and module names, when asked for), ends the stream and closes it.
  *
  * A session lives in the runtime until StopTracing, the process's exit, or the first
- * write to a stream whose reader is gone; eventpipe_guard.h covers the reader dying.
+ * write to a stream whose reader is gone; dotnet_guard.h covers the reader dying.
  * For any tool that wants a session (collect, stacks): start, read s->fd (e.g. with
  * nettrace_reader over it) until EOF or enough, stop, read to EOF, close.
  */

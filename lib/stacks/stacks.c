@@ -11,6 +11,7 @@
 #include "clr_threads.h"
 #include "dotnet/dotnet_ipc.h"
 #include "dotnet/dotnet_borrow.h"
+#include "dotnet/dotnet_guard.h"
 #include "stacks_unwind.h"
 #include "symbols/dso.h"
 #include "symbols/symbols_jit.h"
@@ -666,10 +667,18 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 	 * threads stop (the runtime answers from them). */
 	struct dotnet_borrowed dm;
 	memset(&dm, 0, sizeof(dm));
-	if (o->dotnet)
-		dotnet_borrow_maps(pid, o->ipc_timeout_ms ? o->ipc_timeout_ms : 2000, &dm);
-	else
+	/* What we ask of the runtime is undone by the guard if we are killed before we do. */
+	struct dotnet_guard *guard =
+	    o->dotnet && dotnet_runtime_present(pid) ? dotnet_guard_start() : NULL;
+	if (guard) {
+		dotnet_borrow_maps(pid, o->ipc_timeout_ms ? o->ipc_timeout_ms : 2000, guard, &dm);
+	} else {
 		dm.runtime = dotnet_runtime_present(pid);
+		if (dm.runtime && o->dotnet)
+			dm.why = xasprintf("its runtime was not asked for perf maps: no guard to "
+					   "undo that if we were killed (%s)",
+					   pc_strerror());
+	}
 
 	/* Ctrl+C while the target is stopped would leave it missing any signal we hold. */
 	sigset_t block, old;
@@ -712,6 +721,7 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 		confirm_managed_locks(s);
 	}
 	dotnet_return_maps(pid, &dm);
+	dotnet_guard_finish(guard);
 	s->dotnet = dm.runtime;
 	if (dm.why)
 		s->dotnet_note = xstrdup(dm.why);

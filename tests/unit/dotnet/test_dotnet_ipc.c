@@ -98,7 +98,7 @@ static void test_no_runtime(void)
 	CHECK_ERR("no diagnostics socket dotnet-diagnostic-");
 	CHECK(dotnet_enable_perfmap(self, DOTNET_PERFMAP_ALL) < 0);
 	CHECK_ERR("no diagnostics socket");
-	CHECK(dotnet_prepare_target(self, true) == 0); /* a log line only, nothing to undo */
+	CHECK(dotnet_prepare_target(self, true, NULL) == 0); /* a log line only, nothing to undo */
 	dotnet_finish_target(self);
 	/* a pid that does not exist */
 	CHECK(dotnet_socket_path(0x3ffffff) == NULL);
@@ -490,7 +490,7 @@ static void test_real_runtime(const char *dll)
 	 * methods compiled before are in the map at once, and ReadyToRun framework code is
 	 * named in the jitdump. */
 	struct dotnet_maps m;
-	CHECK(dotnet_maps_ensure(pid, true, &m) == 1);
+	CHECK(dotnet_maps_ensure(pid, true, NULL, &m) == 1);
 	CHECK(m.runtime && !m.had_perfmap && !m.had_jitdump);
 	CHECK_EQ_U64(m.asked, DOTNET_PERFMAP_ALL);
 	CHECK(m.disable_after);
@@ -511,7 +511,7 @@ static void test_real_runtime(const char *dll)
 	size_t map_len;
 	char *map_before = read_file(map, &map_len);
 	CHECK(map_before != NULL);
-	CHECK(dotnet_prepare_target(pid, true) == 1);
+	CHECK(dotnet_prepare_target(pid, true, NULL) == 1);
 	CHECK(holds_open(pid, dump));
 	CHECK(!holds_open(pid, map));
 	size_t map_len_now;
@@ -527,7 +527,7 @@ static void test_real_runtime(const char *dll)
 
 	/* With the IPC turned off: a warning, nothing enabled. */
 	remove_maps(pid);
-	CHECK(dotnet_prepare_target(pid, false) == 0);
+	CHECK(dotnet_prepare_target(pid, false, NULL) == 0);
 	CHECK(access(map, F_OK) < 0);
 	stop(pid);
 	remove_maps(pid);
@@ -545,7 +545,7 @@ static void test_real_runtime(const char *dll)
 	CHECK(file_contains(map, "PcDotnetApp.HotLoop::Spin(float64)"));
 	map_before = read_file(map, &map_len);
 	bool dump_was_open = holds_open(pid, dump);
-	CHECK(dotnet_maps_ensure(pid, true, &m) == 1);
+	CHECK(dotnet_maps_ensure(pid, true, NULL, &m) == 1);
 	CHECK(m.had_perfmap && m.had_jitdump == dump_was_open);
 	CHECK_EQ_U64(m.asked, dump_was_open ? 0 : DOTNET_PERFMAP_JITDUMP);
 	CHECK(!m.disable_after);
@@ -568,7 +568,7 @@ static void test_real_runtime(const char *dll)
 		return;
 	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)pid);
 	snprintf(dump, sizeof(dump), "/tmp/jit-%d.dump", (int)pid);
-	CHECK(dotnet_maps_ensure(pid, true, &m) == 0);
+	CHECK(dotnet_maps_ensure(pid, true, NULL, &m) == 0);
 	CHECK(m.had_perfmap && !m.asked);
 	CHECK(!app_wrote(pid, dump));
 	/* A jitdump an earlier process of this pid left behind (CI's /tmp has such) is not
@@ -592,7 +592,7 @@ static void test_real_runtime(const char *dll)
 	CHECK(path == NULL);
 	free(path);
 	CHECK_ERR("DOTNET_EnableDiagnostics=0 in its environment");
-	CHECK(dotnet_prepare_target(pid, true) == 0);
+	CHECK(dotnet_prepare_target(pid, true, NULL) == 0);
 	stop(pid);
 	remove_maps(pid);
 }
