@@ -153,6 +153,13 @@ char *read_fd(int fd, size_t *len)
 	return read_fd_max(fd, UINT64_MAX, len);
 }
 
+char *read_fd_seen(int fd, size_t *len)
+{
+	struct stat st;
+	bool sized = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+	return read_fd_max(fd, sized ? (uint64_t)st.st_size : UINT64_MAX, len);
+}
+
 char *read_file(const char *path, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -6,13 +6,13 @@
  */
 #include "jitdump.h"
 #include "base/span.h"
+#include "base/hash.h"
 #include "base/search.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +27,20 @@ enum { JIT_CODE_LOAD = 0, JIT_CODE_MOVE = 1 };
 #define CODE_LOAD_FIXED	   40 /* pid, tid, vma, code_addr, code_size, code_index */
 #define CODE_MOVE_FIXED	   48 /* pid, tid, vma, old_code_addr, new_code_addr, code_size, index */
 
+/* The latest load of each (code index, address): where a move finds the code it moves. */
+struct code_at {
+	uint64_t index, addr;
+	size_t load_plus1; /* 0: an empty slot */
+};
+#define HTAB_NAME	    code_table
+#define HTAB_ENTRY	    struct code_at
+#define HTAB_KEY	    struct code_at
+#define HTAB_EMPTY(e)	    (!(e)->load_plus1)
+#define HTAB_HASH(t, e)	    hash_two((e)->index, (e)->addr)
+#define HTAB_MATCH(t, e, k) ((e)->index == (k).index && (e)->addr == (k).addr)
+#define HTAB_MIN	    1024
+#include "base/htab.h"
+
 struct jitdump {
 	struct jitdump_load *loads; /* file order */
 	size_t nloads, loads_cap;
@@ -37,6 +51,7 @@ struct jitdump {
 	uint32_t pid;
 	bool truncated, arch_time;
 	size_t bad;
+	struct code_table latest; /* while parsing */
 };
 
 static size_t add_name(struct jitdump *j, const char *s, size_t len)
@@ -49,11 +64,19 @@ static size_t add_name(struct jitdump *j, const char *s, size_t len)
 	return off;
 }
 
-static struct jitdump_load *new_load(struct jitdump *j)
+/* A new load of code index at addr: the latest there from now on. */
+static struct jitdump_load *new_load(struct jitdump *j, uint64_t index, uint64_t addr)
 {
 	grow_array((void **)&j->loads, &j->loads_cap, j->nloads + 1, sizeof(*j->loads));
 	struct jitdump_load *l = &j->loads[j->nloads++];
 	memset(l, 0, sizeof(*l));
+	l->code_index = index;
+	l->addr = addr;
+	struct code_at key = {index, addr, 0};
+	bool found;
+	struct code_at *e = code_table_insert(&j->latest, key, hash_two(index, addr), &found);
+	*e = key;
+	e->load_plus1 = j->nloads;
 	return l;
 }
 
@@ -73,17 +96,16 @@ static void parse_code_load(struct jitdump *j, const uint8_t *rec, uint32_t size
 		return;
 	}
 	size_t off = add_name(j, name, nul - name);
-	struct jitdump_load *l = new_load(j);
+	struct jitdump_load *l = new_load(j, load_le64(p + 32), addr);
 	l->time = time;
 	l->pid = load_le32(p);
 	l->tid = load_le32(p + 4);
-	l->addr = addr;
 	l->size = len;
-	l->code_index = load_le64(p + 32);
 	l->name = (const char *)(uintptr_t)off; /* an offset until loading is done */
 }
 
-/* A move keeps the name of the code it moves (found by code index, latest first). */
+/* A move keeps the name of the code it moves: the latest load of its code index at its old
+ * address (a hash lookup: a runtime that moves much code writes a million of them). */
 static void parse_code_move(struct jitdump *j, const uint8_t *rec, uint32_t size, uint64_t time)
 {
 	if (size < RECORD_HEADER_SIZE + CODE_MOVE_FIXED) {
@@ -94,25 +116,20 @@ static void parse_code_move(struct jitdump *j, const uint8_t *rec, uint32_t size
 	uint64_t old_addr = load_le64(p + 16), new_addr = load_le64(p + 24),
 		 len = load_le64(p + 32);
 	uint64_t index = load_le64(p + 40);
-	for (size_t i = j->nloads; i > 0; i--) {
-		struct jitdump_load *from = &j->loads[i - 1];
-		if (from->code_index != index || from->addr != old_addr)
-			continue;
-		if (new_addr + len < new_addr)
-			break;
-		uintptr_t name = (uintptr_t)from->name;
-		struct jitdump_load *l = new_load(j);
-		l->time = time;
-		l->pid = load_le32(p);
-		l->tid = load_le32(p + 4);
-		l->addr = new_addr;
-		l->size = len;
-		l->code_index = index;
-		l->name = (const char *)name;
-		l->moved = true;
+	struct code_at key = {index, old_addr, 0};
+	const struct code_at *at = code_table_find(&j->latest, key, hash_two(index, old_addr));
+	if (!at || new_addr + len < new_addr) {
+		j->bad++;
 		return;
 	}
-	j->bad++;
+	uintptr_t name = (uintptr_t)j->loads[at->load_plus1 - 1].name;
+	struct jitdump_load *l = new_load(j, index, new_addr);
+	l->time = time;
+	l->pid = load_le32(p);
+	l->tid = load_le32(p + 4);
+	l->size = len;
+	l->name = (const char *)name;
+	l->moved = true;
 }
 
 static int cmp_by_addr(const void *a, const void *b, void *arg)
@@ -193,24 +210,17 @@ static int parse(struct jitdump *j, const uint8_t *buf, size_t len)
 
 struct jitdump *jitdump_load_fd(int fd)
 {
-	/* map regular files: most of a jitdump is code bytes that are never looked at */
-	struct stat st;
+	/* Read, not mapped: the process writing it (or a container that planted it) may
+	 * truncate it while we parse, which would SIGBUS a reader of a mapping.  Its size is
+	 * capped where it is opened (symbols_jit.h). */
 	size_t len = 0;
-	uint8_t *buf = NULL;
-	bool mapped = false;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
-		len = st.st_size;
-		buf = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-		mapped = buf != MAP_FAILED;
-	}
-	if (!mapped && !(buf = (uint8_t *)read_fd(fd, &len)))
+	uint8_t *buf = (uint8_t *)read_fd_seen(fd, &len);
+	if (!buf)
 		return NULL;
 	struct jitdump *j = xcalloc(1, sizeof(*j));
 	int r = parse(j, buf, len);
-	if (mapped)
-		munmap(buf, len);
-	else
-		free(buf);
+	free(buf);
+	code_table_free(&j->latest);
 	if (r < 0) {
 		jitdump_free(j);
 		return NULL;
