@@ -65,7 +65,7 @@ static bool parse_line(struct perfinfo *p, char *line)
 struct perfinfo *perfinfo_load_fd(int fd)
 {
 	size_t len;
-	char *text = read_fd(fd, &len);
+	char *text = read_fd_seen(fd, &len);
 	if (!text)
 		return NULL;
 	struct perfinfo *p = xcalloc(1, sizeof(*p));

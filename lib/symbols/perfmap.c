@@ -148,7 +148,7 @@ static void build_segments(struct perfmap *m)
 struct perfmap *perfmap_load_fd(int fd)
 {
 	size_t len;
-	char *text = read_fd(fd, &len);
+	char *text = read_fd_seen(fd, &len);
 	if (!text)
 		return NULL;
 	struct perfmap *m = xcalloc(1, sizeof(*m));

@@ -71,6 +71,20 @@ struct jit_proc *jit_procs_get(struct jit_procs *j, uint32_t pid)
 	return j->last = j->v[lo];
 }
 
+uint64_t jit_file_max(void)
+{
+	static uint64_t max;
+	if (!max) {
+		const char *v = getenv("PERFCOLLECT_C_JIT_FILE_MAX");
+		if (v && *v && (parse_size(v, &max) < 0 || !max))
+			log_warn("PERFCOLLECT_C_JIT_FILE_MAX=%s is not a size (e.g. 4G); using 1G",
+				 v);
+		if (!v || !*v || !max)
+			max = JIT_FILE_MAX_DEFAULT;
+	}
+	return max;
+}
+
 /* A host file that must not be reached through a symlink. */
 static int open_plain(const char *path)
 {
@@ -78,12 +92,17 @@ static int open_plain(const char *path)
 	if (fd < 0)
 		return errno == ELOOP ? pc_err("%s: is a symlink", path) : pc_err_errno("%s", path);
 	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = EINVAL;
-		return pc_err("%s: not a regular file", path);
-	}
-	return fd;
+	int err = fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ? EINVAL
+		  : (uint64_t)st.st_size > jit_file_max()    ? EFBIG
+							     : 0;
+	if (!err)
+		return fd;
+	close(fd);
+	errno = err;
+	return err == EINVAL
+		   ? pc_err("%s: not a regular file", path)
+		   : pc_err("%s: %llu bytes, more than the %llu read", path,
+			    (unsigned long long)st.st_size, (unsigned long long)jit_file_max());
 }
 
 static const char *const side_fmt[3] = {
@@ -100,7 +119,7 @@ static const char *const target_fmt[3] = {
 static int open_src(const struct jit_src *src)
 {
 	return src->root_pid
-		   ? safe_open_in_root((pid_t)src->root_pid, src->path, src->uid, JIT_FILE_MAX)
+		   ? safe_open_in_root((pid_t)src->root_pid, src->path, src->uid, jit_file_max())
 		   : open_plain(src->path);
 }
 
@@ -158,6 +177,11 @@ static int find_kind(struct jit_procs *j, struct jit_proc *p, enum jit_file_kind
 				 "CAP_SYS_PTRACE)",
 				 p->pid, pc_strerror());
 		p->no_access_said = true;
+	} else if (errno == EFBIG) {
+		p->why[kind] = xasprintf("too large: %s", pc_strerror());
+		log_warn("pid %u: JIT file not read: %s (PERFCOLLECT_C_JIT_FILE_MAX raises the "
+			 "limit); its JIT frames stay unnamed",
+			 p->pid, pc_strerror());
 	} else {
 		/* There, but not trusted: say so loudly, it may be an attack on the collector. */
 		p->why[kind] = xasprintf("refused: %s", pc_strerror());

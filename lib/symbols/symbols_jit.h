@@ -8,8 +8,9 @@
  * the process mmapped (perf's jitdump marker) or /tmp/jit-<nspid>.dump, opened with
  * safe_open_in_root() (base/safe_open.h: no symlink, the target's own regular file, one link);
  * otherwise the same paths on the host (a dead process's jitdump only when its name carries the
- * pid), never through a symlink.  A file larger than JIT_FILE_MAX is refused.  A file that is there
- * but refused is said with log_warn().
+ * pid), never through a symlink.  A file larger than jit_file_max() is refused, and one is
+ * read no further than the size it had when opened (a target appending to it is not
+ * followed).  A file that is there but refused is said with log_warn().
  */
 #ifndef PC_SYMBOLS_JIT_H
 #define PC_SYMBOLS_JIT_H
@@ -20,9 +21,11 @@
 
 #include <sys/types.h>
 
-/* The largest JIT file taken from a process (a perf map or jitdump is a few MB; a long-lived
- * server's jitdump some hundreds). */
-#define JIT_FILE_MAX (4ull << 30)
+/* The largest JIT file taken from a process: 1 GiB (a perf map or jitdump is a few MB; a
+ * long-lived server's jitdump some hundreds), or PERFCOLLECT_C_JIT_FILE_MAX (a size: 4G),
+ * for one that really is larger.  A file is read into memory whole. */
+#define JIT_FILE_MAX_DEFAULT (1ull << 30)
+uint64_t jit_file_max(void);
 
 /* The JIT side files of a process. */
 enum jit_file_kind { JIT_PERF_MAP, JIT_PERFINFO_MAP, JIT_DUMP };
