@@ -266,13 +266,10 @@ const struct unwind_tables *symbols_unwind_tables(struct symbolizer *s, struct s
 /* Opens filename as process pid sees it (live: through /proc/<pid>/root, or where the host
  * has it once the process is gone; else under symfs, or at its path).  *rootdir gets the
  * root it was opened in (malloc'd; NULL: the host's), *own whether that is the process's own
- * root, where the file is the one it mapped whatever its build-id, *gone whether the
- * process was, and the host's file of that name stands in for its own (then only with the
- * build-id the collector recorded).  -1 when not there. */
+ * root, where the file is the one it mapped whatever its build-id.  -1 when not there. */
 static int open_mapped_file(struct symbolizer *s, uint32_t pid, const char *filename,
-			    char **rootdir, bool *own, bool *gone)
+			    char **rootdir, bool *own)
 {
-	*gone = false;
 	/* Inside the target's root, symlinks there resolve as the target sees them (a
 	 * container's absolute link to /usr/lib/... never lands on the host's file); only a
 	 * regular file is opened. */
@@ -285,7 +282,6 @@ static int open_mapped_file(struct symbolizer *s, uint32_t pid, const char *file
 		free(*rootdir); /* the process is gone */
 		*rootdir = NULL;
 		*own = false;
-		*gone = true;
 		fd = open_file_in_root(NULL, filename);
 	}
 	return fd;
@@ -309,22 +305,13 @@ static bool same_id(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
 	return na == nb && !memcmp(a, b, na);
 }
 
-/* The file the recording mapped: fd when it has the recorded build-id (or none is known,
- * but for a gone process's stand-in), else the binary with that build-id from the symbol
- * cache (*rootdir then NULL), else -1.  fd is the caller's no more. */
+/* The file the recording mapped: fd when it has the recorded build-id (or none is known),
+ * else the binary with that build-id from the symbol cache (*rootdir then NULL), else -1.
+ * fd is the caller's no more. */
 static int recorded_build(struct symbolizer *s, int fd, const char *filename, char **rootdir,
-			  bool own, bool gone, uint32_t pid, char **from_cache)
+			  bool own, char **from_cache)
 {
 	const struct recorded_file *r = own ? NULL : recorded(s, filename);
-	if (!r && gone && fd >= 0) {
-		/* The host's file of that name is another mount namespace's, as like as not:
-		 * a container's /app/x would get the host's symbols. */
-		log_info("symbols: %s of pid %u, which is gone: no build-id was recorded for it, "
-			 "so the file of that name here is not taken for it",
-			 filename, pid);
-		close(fd);
-		return -1;
-	}
 	if (!r)
 		return fd;
 	uint8_t id[BUILDID_MAX], n = 0;
@@ -369,10 +356,10 @@ static struct symfile *file_symfile(struct symbolizer *s, uint32_t pid, const ch
 	}
 	struct symfile *sf = &s->missing;
 	char *rootdir, *from_cache = NULL;
-	bool own, gone;
-	int fd = open_mapped_file(s, s->opts.live ? pid : 0, filename, &rootdir, &own, &gone);
+	bool own;
+	int fd = open_mapped_file(s, s->opts.live ? pid : 0, filename, &rootdir, &own);
 	if (cls == SF_FILE) /* a .NET image has no build-id */
-		fd = recorded_build(s, fd, filename, &rootdir, own, gone, pid, &from_cache);
+		fd = recorded_build(s, fd, filename, &rootdir, own, &from_cache);
 	struct stat st;
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
 		for (size_t i = 0; i < s->nfiles; i++) {
@@ -444,9 +431,8 @@ void symbolizer_prepare(struct symbolizer *s, const struct symbolizer_file *file
 		memcpy(w->build_id, r->id, r->size);
 		w->build_id_size = r->size;
 		char *rootdir;
-		bool own, gone; /* gone: the build-id is checked below */
-		int fd =
-		    open_mapped_file(s, s->opts.live ? f->pid : 0, f->path, &rootdir, &own, &gone);
+		bool own;
+		int fd = open_mapped_file(s, s->opts.live ? f->pid : 0, f->path, &rootdir, &own);
 		struct dso_probe pr;
 		bool here = fd >= 0 && dso_probe(fd, rootdir ? rootdir : "", f->path, &pr) == 0;
 		if (here && !own && !same_id(pr.build_id, pr.build_id_size, r->id, r->size))
