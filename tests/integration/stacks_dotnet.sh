@@ -30,7 +30,13 @@ start_hang() {
 tids_of() { awk -v n="$2" '$1=="tid" && $2==n {print $3}' "$T/$1.out"; }
 section() { awk -v h="$2" 'index($0,h)==1{on=1} on&&/^$/{exit} on' "$1"; }
 # What stacks could leave in the target's /tmp (the machine's /tmp is shared with others).
-tmp_listing() { ls -A /tmp | grep -E "^\.perfcollect-c-stacks-|^(perf|perfinfo)-$1\.map\$|^jit-$1\.dump\$" | sort; }
+# (Private directories already there are another run's, left by a stacks killed on this
+# shared machine: not ours to judge.)
+others=$(ls -A /tmp | grep -E '^\.perfcollect-c-stacks-')
+tmp_listing() {
+	ls -A /tmp | grep -E "^\.perfcollect-c-stacks-|^(perf|perfinfo)-$1\.map\$|^jit-$1\.dump\$" |
+		grep -vxF -e "${others:-//}" | sort
+}
 
 # ---- the deadlock, with a runtime that answers ------------------------------------------
 start_hang mon monitor
