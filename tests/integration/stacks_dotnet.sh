@@ -29,13 +29,21 @@ start_hang() {
 }
 tids_of() { awk -v n="$2" '$1=="tid" && $2==n {print $3}' "$T/$1.out"; }
 section() { awk -v h="$2" 'index($0,h)==1{on=1} on&&/^$/{exit} on' "$1"; }
-# What stacks could leave in the target's /tmp (the machine's /tmp is shared with others).
-# (Private directories already there are another run's, left by a stacks killed on this
-# shared machine: not ours to judge.)
-others=$(ls -A /tmp | grep -E '^\.perfcollect-c-stacks-')
+# What stacks could leave in the target's /tmp for process $1: its perf map and jitdump, in
+# /tmp or in a private directory stacks made for them.  (/tmp is shared: other tests' stacks
+# make private directories of their own at the same time, named by their own pid, and a
+# stacks killed elsewhere leaves one; only the directories holding this process's files are
+# this test's to judge.)
 tmp_listing() {
-	ls -A /tmp | grep -E "^\.perfcollect-c-stacks-|^(perf|perfinfo)-$1\.map\$|^jit-$1\.dump\$" |
-		grep -vxF -e "${others:-//}" | sort
+	local d
+	{
+		for d in /tmp/.perfcollect-c-stacks-*; do
+			[ -d "$d" ] || continue
+			ls -A "$d" 2>/dev/null | grep -qE "^(perf|perfinfo)-$1\.map\$|^jit-$1\.dump\$" &&
+				echo "${d#/tmp/}"
+		done
+		ls -A /tmp | grep -E "^(perf|perfinfo)-$1\.map\$|^jit-$1\.dump\$"
+	} | sort
 }
 
 # ---- the deadlock, with a runtime that answers ------------------------------------------
