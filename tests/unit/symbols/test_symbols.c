@@ -124,6 +124,19 @@ struct counts {
 	size_t samples, frames, mismatches, more, vanished, anon, kinds[4];
 };
 
+/* Whether the process whose number starts pid_text is gone or lives in another mount
+ * namespace than ours (its /tmp is not ours). */
+static bool other_mount_ns_or_gone(const char *pid_text)
+{
+	char path[64], theirs[64] = "", ours[64] = "";
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", atoi(pid_text));
+	if (readlink(path, theirs, sizeof(theirs) - 1) < 0)
+		return true;
+	if (readlink("/proc/self/ns/mnt", ours, sizeof(ours) - 1) < 0)
+		return false;
+	return strcmp(theirs, ours) != 0;
+}
+
 /* Symbolizes data and compares with the oracle; prints the first mismatches. */
 static void compare(const char *data, const struct oracle *o, struct counts *c)
 {
@@ -176,6 +189,16 @@ static void compare(const char *data, const struct oracle *o, struct counts *c)
 			/* other processes' perf maps may be deleted between perf script and us */
 			if (frames[i].kind == FRAME_UNKNOWN && !strcmp(of->dso, frames[i].dso) &&
 			    !strncmp(of->dso, "/tmp/perf-", 10) && access(of->dso, F_OK) != 0) {
+				c->vanished++;
+				continue;
+			}
+			/* another test's container process: perf script read its perf map in
+			 * the container's /tmp (perf enters the process's mount namespace) while it
+			 * ran; it is gone now, or offline we never read another namespace's /tmp
+			 * (issue 24, finding 11): unnamed here, deliberately */
+			if (frames[i].ip == of->ip && !strcmp(frames[i].sym, "[unknown]") &&
+			    !strncmp(of->dso, "/tmp/perf-", 10) && str_endswith(of->dso, ".map") &&
+			    other_mount_ns_or_gone(of->dso + 10)) {
 				c->vanished++;
 				continue;
 			}
