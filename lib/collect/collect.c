@@ -6,16 +6,14 @@
 #include "collect.h"
 #include "base/log.h"
 #include "base/proc.h"
-#include "base/proc_maps.h"
-#include "base/safe_open.h"
 #include "base/tracefile.h"
+#include "collect_buildids.h"
 #include "collect_events.h"
 #include "collect_signals.h"
 #include "collect_tracedir.h"
 #include "dotnet/dotnet_guard.h"
 #include "dotnet/dotnet_ipc.h"
 #include "dotnet/eventpipe_collect.h"
-#include "perfdata/buildid.h"
 #include "perfdata/perfdata_read.h"
 #include "perfdata/perfdata_write.h"
 #include "postprocess/postprocess.h"
@@ -34,7 +32,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,17 +43,6 @@
 #define POSTPROCESS_NICE (-10)
 /* At most this much of the recording lives only in memory. */
 #define FLUSH_INTERVAL_NS 1000000000ULL
-/* The largest mapped file whose build-id is read (its notes are near the start). */
-#define BUILDID_FILE_MAX (4ull << 30)
-
-struct build_id_ctx {
-	struct collector *c;
-	/* DSOs whose build-id is taken (or was tried), by name, and the process whose
-	 * root they were read in (post-processing looks there for their symbols) */
-	char **seen;
-	uint32_t *pids;
-	size_t nseen, cap, pids_cap;
-};
 
 /* A process that exited: forgotten once no sample of it can still be in a ring. */
 struct exited {
@@ -86,7 +72,7 @@ struct collector {
 	uint64_t stack_bytes_in, stack_bytes_out; /* samples with a stack copy: kernel's, written */
 	uint8_t *packed;			  /* a sample rewritten for perf.data */
 	bool write_failed;
-	struct build_id_ctx bids;
+	struct collect_buildids bids; /* of the files samples hit */
 	/* Exits seen: [0, ready) two drain passes ago or more, the rest since. */
 	struct exited *exited;
 	size_t nexited, ready, exited_cap;
@@ -223,8 +209,6 @@ static int on_synth(void *arg, const struct perf_event_header *h)
 	return write_record(c, h);
 }
 
-static void add_build_id(void *arg, uint32_t pid, bool kernel, const struct map *map);
-
 /* EXIT: the thread (and with its leader, the process and its maps) is forgotten two drain
  * passes later, by when every sample it left in any ring has been read (a pass drains each
  * ring up to where it was); the build-ids of the maps its samples hit are taken first.  So
@@ -256,7 +240,8 @@ static void forget_exited(struct collector *c)
 		if (e->tid == UINT32_MAX)
 			continue;
 		if (e->pid == e->tid)
-			machine_foreach_hit_map_of(c->machine, e->pid, add_build_id, &c->bids);
+			machine_foreach_hit_map_of(c->machine, e->pid, collect_buildids_add,
+						   &c->bids);
 		machine_forget(c->machine, e->pid, e->tid);
 	}
 	memmove(c->exited, c->exited + c->ready, (c->nexited - c->ready) * sizeof(*c->exited));
@@ -303,97 +288,6 @@ static int on_pass(void *arg)
 		return -1;
 	}
 	return 0;
-}
-
-static bool seen_before(struct build_id_ctx *b, const char *name, uint32_t pid)
-{
-	for (size_t i = 0; i < b->nseen; i++)
-		if (!strcmp(b->seen[i], name))
-			return true;
-	grow_array((void **)&b->seen, &b->cap, b->nseen + 1, sizeof(*b->seen));
-	grow_array((void **)&b->pids, &b->pids_cap, b->nseen + 1, sizeof(*b->pids));
-	b->pids[b->nseen] = pid;
-	b->seen[b->nseen++] = xstrdup(name);
-	return false;
-}
-
-/* Reads a hit map's build-id: the kernel's from /sys/kernel/notes, a module's from
- * /sys/module, a file's through the process's root (its own mount namespace) while it
- * runs, else by its path on our side only when that is the very inode its MMAP2 record
- * named (a container's file is another, or a FIFO, or a device it named so). */
-static int read_map_build_id(uint32_t pid, bool kernel, const struct map *map, uint8_t *id,
-			     uint8_t *size)
-{
-	const char *name = map->filename;
-	if (kernel) {
-		if (str_startswith(name, "[kernel.kallsyms]"))
-			return buildid_read_kernel(id, size);
-		const char *base = strrchr(name, '/');
-		base = base ? base + 1 : name;
-		if (*base == '[')
-			base++;
-		char *mod = xstrndup(base, strcspn(base, ".]"));
-		for (char *p = mod; *p; p++)
-			if (*p == '-')
-				*p = '_';
-		char *path = xasprintf("/sys/module/%s/notes/.note.gnu.build-id", mod);
-		int rc = buildid_read_notes_file(path, id, size);
-		free(path);
-		free(mod);
-		return rc;
-	}
-	if (name[0] != '/' || str_endswith(name, " (deleted)") || str_startswith(name, "/memfd:"))
-		return -1; /* [vdso], //anon, gone files: nothing to read */
-	struct proc_status st;
-	if (proc_status((pid_t)pid, &st) == 0) {
-		/* the mapped inode itself where we may (map_files), else its path in its root */
-		struct proc_map pm = {.start = map->start, .end = map->end, .path = name};
-		int fd = proc_map_open((pid_t)pid, &pm, st.uid, BUILDID_FILE_MAX);
-		if (fd < 0)
-			return -1;
-		int rc = buildid_read_fd(fd, id, size);
-		close(fd);
-		return rc;
-	}
-	if (!map->ino)
-		return -1; /* an MMAP record without its inode: nothing to check a file against */
-	int fd = safe_open_inode(name, makedev(map->maj, map->min), map->ino, BUILDID_FILE_MAX);
-	if (fd < 0) {
-		log_info("no build-id for %s of pid %u: %s", name, pid, pc_strerror());
-		return -1;
-	}
-	int rc = buildid_read_fd(fd, id, size);
-	close(fd);
-	return rc;
-}
-
-static void add_build_id(void *arg, uint32_t pid, bool kernel, const struct map *map)
-{
-	struct build_id_ctx *b = arg;
-	const char *name = map->filename;
-	if (!name)
-		return;
-	/* perf keeps one entry per DSO and names the kernel "[kernel.kallsyms]". */
-	const char *entry =
-	    kernel && str_startswith(name, "[kernel.kallsyms]") ? "[kernel.kallsyms]" : name;
-	if (seen_before(b, entry, kernel ? 0 : pid))
-		return;
-	struct perfdata_build_id bid = {.pid = -1, .kernel = kernel, .filename = entry};
-	if (map->build_id_size) {
-		memcpy(bid.id, map->build_id, map->build_id_size);
-		bid.size = map->build_id_size;
-	} else if (read_map_build_id(pid, kernel, map, bid.id, &bid.size) < 0) {
-		return;
-	}
-	perfdata_writer_add_build_id(b->c->w, &bid);
-}
-
-/* The DSOs hit by samples of the processes still known (those that exited were taken
- * when they were forgotten). */
-static void add_build_ids(struct collector *c)
-{
-	machine_foreach_hit_map(c->machine, add_build_id, &c->bids);
-	log_info("build-ids of %zu DSOs hit by samples", c->bids.nseen);
 }
 
 static void log_start(struct collector *c)
@@ -462,6 +356,7 @@ static int open_file(struct collector *c)
 	c->w = perfdata_writer_new(c->data_path);
 	if (!c->w)
 		return -1;
+	c->bids.w = c->w;
 	for (size_t e = 0; e < c->nevents; e++) {
 		size_t n;
 		const uint64_t *ids = recorder_event_ids(c->rec, e, &n);
@@ -558,7 +453,8 @@ static int record_to_file(struct collector *c, enum record_stop *why, int *signo
 
 static int finish_file(struct collector *c)
 {
-	add_build_ids(c);
+	machine_foreach_hit_map(c->machine, collect_buildids_add, &c->bids);
+	log_info("build-ids of %zu DSOs hit by samples", c->bids.n);
 	uint64_t raw, file;
 	perfdata_writer_stats(c->w, &raw, &file);
 	int rc = perfdata_writer_finish(c->w, NULL);
@@ -593,10 +489,7 @@ static void collector_free(struct collector *c)
 	free(c->zip_path);
 	free(c->version);
 	free(c->kallsyms);
-	for (size_t i = 0; i < c->bids.nseen; i++)
-		free(c->bids.seen[i]);
-	free(c->bids.seen);
-	free(c->bids.pids);
+	collect_buildids_free(&c->bids);
 	free(c->exited);
 }
 
@@ -632,7 +525,6 @@ int collect_run(const struct collect_opts *o)
 	if (check_name(o->name) < 0)
 		return -1;
 	struct collector c = {.o = o, .pid = -1, .sigfd = -1, .pidfd = -1, .lock_fd = -1};
-	c.bids.c = &c;
 	const char *outdir = o->outdir && *o->outdir ? o->outdir : ".";
 	int rc = -1;
 
@@ -804,9 +696,9 @@ int collect_run(const struct collect_opts *o)
 	bool hurried = hurry_postprocessing();
 	/* The files samples hit, each in the root of a process that mapped it: their symbols
 	 * are looked for there, and fetched by the build-id read there. */
-	struct symbolizer_file *roots = xcalloc(c.bids.nseen + 1, sizeof(*roots));
-	for (size_t i = 0; i < c.bids.nseen; i++)
-		roots[i] = (struct symbolizer_file){.path = c.bids.seen[i], .pid = c.bids.pids[i]};
+	struct symbolizer_file *roots = xcalloc(c.bids.n + 1, sizeof(*roots));
+	for (size_t i = 0; i < c.bids.n; i++)
+		roots[i] = (struct symbolizer_file){.path = c.bids.paths[i], .pid = c.bids.pids[i]};
 	struct postprocess_opts ppo = {
 	    .trace_dir = c.trace_dir,
 	    .name = o->name,
@@ -817,7 +709,7 @@ int collect_run(const struct collect_opts *o)
 	    .symsrv = &o->symsrv,
 	    .symsrv_timeout_s = SYMSRV_DEFAULT_TIMEOUT_S,
 	    .roots = roots,
-	    .nroots = c.bids.nseen,
+	    .nroots = c.bids.n,
 	};
 	struct postprocess_stats pst;
 	memset(&pst, 0, sizeof(pst));
