@@ -286,6 +286,7 @@ static void read_features(struct perfdata_reader *r, const uint64_t *bits, uint6
 		if (!in_file(r, off, size))
 			continue;
 		r->features[feat / 64] |= 1ULL << (feat % 64);
+		r->feature_at[feat] = (struct perf_file_section){off, size};
 		pd_read_feature(r, feat, r->map + off, size, false);
 	}
 }

@@ -479,6 +479,16 @@ uint64_t perfdata_reader_data_pos(const struct perfdata_reader *r)
 	return r->pos - r->data_start;
 }
 
+const void *perfdata_reader_feature_body(const struct perfdata_reader *r, int feature,
+					size_t *size)
+{
+	*size = 0;
+	if (feature < 0 || feature >= HEADER_FEAT_BITS || !r->feature_at[feature].offset)
+		return NULL;
+	*size = (size_t)r->feature_at[feature].size;
+	return r->map + r->feature_at[feature].offset;
+}
+
 bool perfdata_reader_has_feature(const struct perfdata_reader *r, int feature)
 {
 	if (feature < 0 || feature >= HEADER_FEAT_BITS)

@@ -31,6 +31,7 @@ struct perfdata_reader {
 	bool ordered; /* perf orders only when the first attr has sample_id_all */
 
 	uint64_t features[HEADER_FEAT_BITS / 64];
+	struct perf_file_section feature_at[HEADER_FEAT_BITS]; /* in the file; 0, 0: none */
 	char *hostname, *osrelease, *version, *arch, *cmdline;
 	int nrcpus;
 	bool has_clock_data; /* HEADER_CLOCK_DATA */

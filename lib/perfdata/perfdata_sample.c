@@ -197,6 +197,46 @@ size_t perfdata_sample_pack_stack(const struct perf_event_attr *attr,
 	return n;
 }
 
+size_t perfdata_sample_with_chain(const struct perf_event_attr *attr,
+				  const struct perf_event_header *h, const uint64_t *chain,
+				  size_t nchain, void *out)
+{
+	struct perf_sample s;
+	struct tail t;
+	if (h->type != PERF_RECORD_SAMPLE || !(attr->sample_type & PERF_SAMPLE_CALLCHAIN) ||
+	    parse_sample(attr, h, &s, &t) < 0)
+		return 0;
+	const uint8_t *rec = (const uint8_t *)h;
+	size_t chain_at = (size_t)((const uint8_t *)s.callchain - rec) - 8;
+	size_t chain_end = chain_at + 8 + s.nr_callchain * 8;
+	/* the register and stack blocks are next to each other (nothing comes between) */
+	size_t cut_at = t.regs_len ? t.regs_at : t.stack_len ? t.stack_at : h->size;
+	size_t cut_end = t.stack_len ? t.stack_at + t.stack_len : cut_at + t.regs_len;
+	size_t n = chain_at + 8 + nchain * 8 + (cut_at - chain_end) + (h->size - cut_end);
+	if (n > UINT16_MAX)
+		return 0;
+	uint8_t *o = out;
+	memcpy(o, rec, chain_at);
+	uint64_t nr = nchain;
+	memcpy(o + chain_at, &nr, 8);
+	memcpy(o + chain_at + 8, chain, nchain * 8);
+	size_t k = chain_at + 8 + nchain * 8;
+	memcpy(o + k, rec + chain_end, cut_at - chain_end);
+	k += cut_at - chain_end;
+	memcpy(o + k, rec + cut_end, h->size - cut_end);
+	struct perf_event_header *oh = out;
+	oh->size = (uint16_t)n;
+	return n;
+}
+
+void perfdata_attr_drop_user_stack(struct perf_event_attr *attr)
+{
+	attr->sample_type &= ~(uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+	attr->sample_regs_user = 0;
+	attr->sample_stack_user = 0;
+	attr->exclude_callchain_user = 0;
+}
+
 int perfdata_parse_sample(const struct perf_event_attr *attr, const struct perf_event_header *h,
 			  struct perf_sample *s)
 {

@@ -64,6 +64,16 @@ void perfdata_attr_fold_regs(struct perf_event_attr *attr);
  * when h is no sample with a stack copy (it is written as it is). */
 size_t perfdata_sample_pack_stack(const struct perf_event_attr *attr,
 				  const struct perf_event_header *h, bool fold_regs, void *out);
+/* A sample of attr rewritten into out (UINT16_MAX bytes at most) with chain as its callchain
+ * and without its user registers and stack copy (for an attr given
+ * perfdata_attr_drop_user_stack()): the unwound form, as `perf inject` writes it.  Returns
+ * the new size; 0 when h is no sample with a callchain or the result would not fit. */
+size_t perfdata_sample_with_chain(const struct perf_event_attr *attr,
+				  const struct perf_event_header *h, const uint64_t *chain,
+				  size_t nchain, void *out);
+/* attr without PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER (hybrid layout included),
+ * its callchains whole (user frames too). */
+void perfdata_attr_drop_user_stack(struct perf_event_attr *attr);
 /* The event id a record carries (PERF_SAMPLE_IDENTIFIER, else PERF_SAMPLE_ID where attr's
  * layout puts it: from the start of a sample, from the end of other records' trailer).
  * -1 when attr gives the record no id. */

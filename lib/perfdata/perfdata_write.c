@@ -72,6 +72,7 @@ struct perfdata_writer {
 	struct bytebuf *feat_cache;	  /* their bodies, encoded once */
 	bool *feat_present;
 	bool features_on_disk; /* the header's feature bits are set */
+	struct bytebuf *copied; /* _copy_feature(): bodies written as given, by feature bit */
 
 	ZSTD_CCtx *zc; /* compressing: records go to stage, then as COMPRESSED into buf */
 	int zlevel;
@@ -473,6 +474,14 @@ static const int written_features[] = {
     HEADER_CMDLINE,	 HEADER_EVENT_DESC, HEADER_CLOCKID,  HEADER_COMPRESSED, HEADER_CLOCK_DATA,
 };
 
+static bool is_written(int feat)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(written_features); i++)
+		if (written_features[i] == feat)
+			return true;
+	return false;
+}
+
 /* One feature's body; false when the file has none. */
 static bool encode_feature(const struct perfdata_writer *w, const struct pd_feature_input *in,
 			   int feat, struct bytebuf *body)
@@ -482,6 +491,13 @@ static bool encode_feature(const struct perfdata_writer *w, const struct pd_feat
 			encode_compressed(w, body);
 		return w->zc != NULL;
 	}
+	if (w->copied && w->copied[feat].data) {
+		bytebuf_bytes(body, w->copied[feat].data, w->copied[feat].len);
+		return true;
+	}
+	/* a copy of another file: nothing probed here, only the events are ours */
+	if (w->copied ? feat != HEADER_EVENT_DESC : !is_written(feat))
+		return false;
 	return perfdata_feature_encode(feat, in, body) > 0;
 }
 
@@ -499,51 +515,58 @@ static int write_features(struct perfdata_writer *w, const struct perfdata_meta 
 	    .build_ids = w->build_ids,
 	    .nbuild_ids = w->nbuild_ids,
 	};
-	enum { N = ARRAY_SIZE(written_features) };
-	struct bytebuf fresh[N];
-	bool fresh_present[N];
-	struct bytebuf *body = fresh;
-	bool *present = fresh_present;
-	memset(fresh, 0, sizeof(fresh));
+	enum { N = HEADER_FEAT_BITS };
+	struct bytebuf *body = xcalloc(N, sizeof(*body));
+	bool *present = xcalloc(N, sizeof(*present));
 	if (cached && !w->feat_cache) {
 		w->feat_cache = xcalloc(N, sizeof(*w->feat_cache));
 		w->feat_present = xcalloc(N, sizeof(*w->feat_present));
-		for (size_t i = 0; i < N; i++)
-			w->feat_present[i] =
-			    encode_feature(w, &in, written_features[i], &w->feat_cache[i]);
-	}
-	if (cached) {
-		body = w->feat_cache;
-		present = w->feat_present;
+		for (int f = 0; f < N; f++)
+			w->feat_present[f] = encode_feature(w, &in, f, &w->feat_cache[f]);
 	}
 	size_t nfeat = 0;
-	for (size_t i = 0; i < N; i++) {
-		if (!cached || written_features[i] == HEADER_COMPRESSED) {
-			body[i].len = 0;
-			present[i] = encode_feature(w, &in, written_features[i], &body[i]);
+	for (int f = 0; f < N; f++) {
+		if (cached && f != HEADER_COMPRESSED) {
+			present[f] = w->feat_present[f];
+			if (present[f])
+				bytebuf_bytes(&body[f], w->feat_cache[f].data, w->feat_cache[f].len);
+		} else {
+			present[f] = encode_feature(w, &in, f, &body[f]);
 		}
-		nfeat += present[i];
+		nfeat += present[f];
 	}
 	struct bytebuf out = {0};
 	uint64_t at = off + nfeat * sizeof(struct perf_file_section);
-	for (size_t i = 0; i < N; i++) {
-		if (!present[i])
+	for (int f = 0; f < N; f++) {
+		if (!present[f])
 			continue;
-		struct perf_file_section s = {at, body[i].len};
+		struct perf_file_section s = {at, body[f].len};
 		bytebuf_bytes(&out, &s, sizeof(s));
-		at += body[i].len;
-		bits[written_features[i] / 64] |= 1ULL << (written_features[i] % 64);
+		at += body[f].len;
+		bits[f / 64] |= 1ULL << (f % 64);
 	}
-	for (size_t i = 0; i < N; i++)
-		if (present[i])
-			bytebuf_bytes(&out, body[i].data, body[i].len);
-	if (!cached)
-		for (size_t i = 0; i < N; i++)
-			bytebuf_free(&fresh[i]);
+	for (int f = 0; f < N; f++)
+		if (present[f])
+			bytebuf_bytes(&out, body[f].data, body[f].len);
+	for (int f = 0; f < N; f++)
+		bytebuf_free(&body[f]);
+	free(body);
+	free(present);
 	int r = pwrite_all(w, out.data, out.len, off);
 	*end = off + out.len;
 	bytebuf_free(&out);
 	return r;
+}
+
+void perfdata_writer_copy_feature(struct perfdata_writer *w, int feat, const void *body,
+				  size_t len)
+{
+	if (feat < 0 || feat >= HEADER_FEAT_BITS || feat == HEADER_COMPRESSED)
+		return;
+	if (!w->copied)
+		w->copied = xcalloc(HEADER_FEAT_BITS, sizeof(*w->copied));
+	w->copied[feat].len = 0;
+	bytebuf_bytes(&w->copied[feat], body, len);
 }
 
 void perfdata_writer_set_meta(struct perfdata_writer *w, const struct perfdata_meta *meta)
@@ -603,10 +626,14 @@ void perfdata_writer_free(struct perfdata_writer *w)
 	for (size_t i = 0; i < w->nbuild_ids; i++)
 		free((char *)w->build_ids[i].filename);
 	free(w->build_ids);
-	if (w->feat_cache)
-		for (size_t i = 0; i < ARRAY_SIZE(written_features); i++)
-			bytebuf_free(&w->feat_cache[i]);
+	for (int f = 0; f < HEADER_FEAT_BITS; f++) {
+		if (w->feat_cache)
+			bytebuf_free(&w->feat_cache[f]);
+		if (w->copied)
+			bytebuf_free(&w->copied[f]);
+	}
 	free(w->feat_cache);
+	free(w->copied);
 	free(w->feat_present);
 	ZSTD_freeCCtx(w->zc);
 	free(w->stage);

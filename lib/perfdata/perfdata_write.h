@@ -55,6 +55,12 @@ int perfdata_writer_compress(struct perfdata_writer *w, int level);
 /* The meta for the feature sections written at every flush (and by _finish() when it is
  * given NULL); it and what it points to must stay valid until _finish() or _free(). */
 void perfdata_writer_set_meta(struct perfdata_writer *w, const struct perfdata_meta *meta);
+/* Feature `feat` (a HEADER_* bit) written with this body, as it is (features the writer
+ * knows nothing of included): a copy of another file's sections.  Once one is given, the
+ * file has only the copied features, HEADER_EVENT_DESC (of this writer's events) and
+ * HEADER_COMPRESSED: nothing is probed from this machine. */
+void perfdata_writer_copy_feature(struct perfdata_writer *w, int feat, const void *body,
+				  size_t len);
 /* Bytes of records written, and bytes they took in the file (compressed). */
 void perfdata_writer_stats(const struct perfdata_writer *w, uint64_t *records_bytes,
 			   uint64_t *file_bytes);

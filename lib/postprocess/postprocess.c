@@ -14,6 +14,7 @@
 #include "perfdata/sched_switch.h"
 #include "postprocess_jit.h"
 #include "postprocess_nettrace.h"
+#include "postprocess_perfdata.h"
 #include "postprocess_unified.h"
 #include "trace_fields.h"
 #include "script.h"
@@ -42,6 +43,7 @@ struct pass {
 	struct nettrace_out *nt;      /* NULL without a NetTrace */
 	struct trace_fields *tf;      /* tracepoint samples' `trace` field */
 	struct switch_fill *sf;	      /* NULL unless sched_switch and switch records are there */
+	struct zip_perfdata *zpd;     /* NULL: perf.data goes into the zip as recorded */
 	uint64_t *evsel_samples;      /* per evsel index */
 	size_t nr_evsels;
 	uint64_t frames, unresolved, no_cpu_samples;
@@ -149,6 +151,7 @@ static int write_sample(struct pass *p, const struct perfdata_record *rec, struc
 	const struct perf_sample *s = &rec->sample;
 	const struct perfdata_evsel *ev = s->evsel;
 	size_t n = symbolizer_frames(p->sym, s, frames, SCRIPT_MAX_STACK);
+	zip_perfdata_sample(p->zpd, rec, frames, n);
 	p->frames += n;
 	for (size_t i = 0; i < n; i++)
 		if (frames[i].kind == FRAME_UNKNOWN)
@@ -256,6 +259,7 @@ static int run_pass(struct pass *p, FILE *out)
 			if (type == PERF_RECORD_LOST || type == PERF_RECORD_LOST_SAMPLES)
 				count_lost(p, rec.header);
 			symbolizer_process(p->sym, &rec);
+			zip_perfdata_record(p->zpd, &rec);
 			if (p->sf && write_missed_switch(p, &rec) < 0) {
 				ret = -1;
 				break;
@@ -323,11 +327,13 @@ static void log_summary(struct pass *p)
 			 script_writer_bytes(p->script), p->pass_ns / 1e9, p->pass_cpu_ns / 1e9);
 }
 
-/* The archive, started before the pass: perf.data first (its pieces are compressed while
- * the symbolizer loads), then perf.data.txt, compressed by the archive's threads while the
- * pass writes it (so it never goes to disk).  NULL when that cannot be set up: then
- * perf.data.txt goes to out_dir and pack() says what failed. */
-static struct archive_writer *start_archive(const struct postprocess_opts *o, FILE **txt)
+/* The archive, started before the pass: perf.data first as recorded (its pieces are
+ * compressed while the symbolizer loads) unless the pass rewrites it (rewritten: it comes
+ * after the text), then perf.data.txt, compressed by the archive's threads while the pass
+ * writes it (so it never goes to disk).  NULL when that cannot be set up: then perf.data.txt
+ * goes to out_dir and pack() says what failed. */
+static struct archive_writer *start_archive(const struct postprocess_opts *o, bool rewritten,
+					    FILE **txt)
 {
 	*txt = NULL;
 	struct archive_writer *w = archive_writer_new(o->zip_path);
@@ -336,7 +342,7 @@ static struct archive_writer *start_archive(const struct postprocess_opts *o, FI
 	char *txt_entry = xasprintf("%s.trace/perf.data.txt", o->name);
 	char *data_entry = xasprintf("%s.trace/perf.data", o->name);
 	FILE *f = NULL;
-	if (archive_writer_add_file(w, data_entry, o->perf_data) == 0 &&
+	if ((rewritten || archive_writer_add_file(w, data_entry, o->perf_data) == 0) &&
 	    (f = archive_writer_add_stream(w, txt_entry))) {
 		*txt = f;
 	} else {
@@ -376,7 +382,7 @@ static void prepare_symbols(const struct postprocess_opts *o, struct pass *p)
  * perf.data.txt cannot be written; *txt says whether it exists. */
 static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 		     struct postprocess_stats *st, struct jitfiles *jf, bool *txt,
-		     struct archive_writer **w)
+		     struct archive_writer **w, struct zip_perfdata **zpd)
 {
 	struct pass p = {.o = o, .st = st};
 	*txt = false;
@@ -397,7 +403,7 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 				     .unwind = has_user_stacks(&p)};
 	p.sym = symbolizer_new(&so);
 	int ret = -1;
-	bool zip = o->format != FORMAT_NETTRACE;
+	bool zip = o->format != FORMAT_NETTRACE, ran = false;
 	char *txt_path = xasprintf("%s/perf.data.txt", out_dir);
 	FILE *out = NULL;
 	if (p.sym && o->format != FORMAT_PERFCOLLECT &&
@@ -410,7 +416,12 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 		nettrace_out_add_runtime(p.nt, o->trace_dir, nt, nnt);
 		nettrace_files_free(nt, nnt);
 	}
-	if (p.sym && zip && (*w = start_archive(o, &out)) == NULL) {
+	if (p.sym && zip) {
+		char *path = xasprintf("%s/.perf.data.%d.unwound", out_dir, (int)getpid());
+		*zpd = p.zpd = zip_perfdata_new(path, p.reader, so.unwind);
+		free(path);
+	}
+	if (p.sym && zip && (*w = start_archive(o, p.zpd != NULL, &out)) == NULL) {
 		int fd = outfile_create(txt_path, OUTFILE_REPLACE);
 		if (fd >= 0 && !(out = fdopen(fd, "w")))
 			close(fd);
@@ -423,6 +434,7 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 		pc_err_errno("cannot create %s", txt_path);
 		log_warn("%s", pc_strerror());
 	} else if (zip || p.nt) {
+		ran = true;
 		ret = run_pass(&p, out);
 		if (out && fclose(out) != 0 && ret == 0)
 			ret = pc_err_errno("cannot write %s", txt_path);
@@ -438,6 +450,10 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 		log_summary(&p);
 		if (zip)
 			jitfiles_collect(jf, p.sym);
+	}
+	if (!ran) { /* perf.data goes as recorded */
+		zip_perfdata_free(p.zpd);
+		*zpd = NULL;
 	}
 	nettrace_out_free(p.nt);
 	script_writer_free(p.script);
@@ -463,19 +479,27 @@ static int add_entry(struct archive_writer *w, const char *name, const char *fil
 }
 
 /* Packs the archive: perf.data, perf.data.txt, JIT files, the NetTrace, the log.  w: the
- * archive that start_archive() began, which holds perf.data and perf.data.txt already. */
+ * archive that start_archive() began, which holds perf.data.txt (and the recorded perf.data
+ * unless zpd rewrote it) already. */
 static int pack(const struct postprocess_opts *o, const char *out_dir, bool txt, bool nettrace,
-		struct jitfiles *jf, struct archive_writer *w)
+		struct jitfiles *jf, struct archive_writer *w, struct zip_perfdata *zpd)
 {
 	int r = 0;
-	if (!w) {
+	const char *unwound = zip_perfdata_finish(zpd);
+	if (w && zpd) {
+		char *entry = xasprintf("%s.trace/perf.data", o->name);
+		r = archive_writer_add_file(w, entry, unwound ? unwound : o->perf_data);
+		free(entry);
+		if (r < 0)
+			log_warn("%s", pc_strerror());
+	} else if (!w) {
 		w = archive_writer_new(o->zip_path);
 		if (!w) {
 			log_warn("%s", pc_strerror());
 			return -1;
 		}
 		char *entry = xasprintf("%s.trace/perf.data", o->name);
-		r = archive_writer_add_file(w, entry, o->perf_data);
+		r = archive_writer_add_file(w, entry, unwound ? unwound : o->perf_data);
 		free(entry);
 		if (r < 0)
 			log_warn("%s", pc_strerror());
@@ -542,7 +566,8 @@ int postprocess_run(const struct postprocess_opts *o_in, struct postprocess_stat
 	struct jitfiles *jf = jitfiles_new(o.trace_dir, out_dir);
 	bool txt = false;
 	struct archive_writer *w = NULL;
-	int ret = symbolize(&o, out_dir, st, jf, &txt, &w);
+	struct zip_perfdata *zpd = NULL;
+	int ret = symbolize(&o, out_dir, st, jf, &txt, &w, &zpd);
 	char *err = ret < 0 ? xstrdup(pc_strerror()) : NULL;
 	if (!o.loose)
 		jitfiles_add_dir(jf);
@@ -552,8 +577,9 @@ int postprocess_run(const struct postprocess_opts *o_in, struct postprocess_stat
 		archive_writer_free(w); /* discards what it began, if anything */
 		pr = 0;
 	} else {
-		pr = pack(&o, out_dir, txt, st->nettrace, jf, w);
+		pr = pack(&o, out_dir, txt, st->nettrace, jf, w, zpd);
 	}
+	zip_perfdata_free(zpd);
 	if (pr < 0)
 		ret = -1;
 	else if (err)

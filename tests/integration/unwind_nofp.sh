@@ -6,8 +6,9 @@
 # main in >= 95 % of the samples in nofp_inner, as perf's do, in a perf.data of at most a
 # quarter of perf's.  The same with nofp_work holding a number in rbp (the chain lost whole);
 # -callgraph fp keeps none (the figure before hybrid stacks); -callgraph dwarf writes perf's
-# layout, which perf script unwinds itself to the frames we print; perf script reads the
-# hybrid perf.data and prints its chains; stacks unwinds the same code in a stopped process.
+# layout, whose frames perf script prints as ours; the zip's perf.data holds the unwound
+# chains instead of the copies (perf script prints perf.data.txt from it, merge of the zip
+# the same); stacks unwinds the same code in a stopped process.
 source "$(dirname "$0")/lib.sh"
 need_root
 need_perf
@@ -54,14 +55,25 @@ done
 check "the log counts the mended stacks" \
 	bash -c "'$PC' log plain.trace.zip | grep -qE 'user registers and stack copies: [0-9]+ samples, [1-9][0-9]* with callers'"
 
-# perf reads the hybrid perf.data as the frame-pointer file it also is: the chain, once.
-perf script -i plain.data -F comm,tid,time,ip,sym,dso >plain.script.txt 2>plain.script.err
-check "perf script reads the hybrid perf.data without a warning" test ! -s plain.script.err
+# The zip's perf.data is rewritten once unwound (as perf inject would): each sample with the
+# chain perf.data.txt printed, no stack copy; perf script prints exactly our text from it.
+perf script -i plain.data -F comm,pid,tid,cpu,time,period,event,ip,sym,dso,trace \
+	>plain.script.txt 2>plain.script.err
+grep -v "^'trace' not valid for" plain.script.err >plain.script.warn || true
+check "perf script reads the zip's perf.data without a warning" test ! -s plain.script.warn
 read -r cok cn <<<"$(kept plain.script.txt)"
-echo "perf script on it (frame-pointer chains): $cok of $cn keep every caller"
-check "perf script shows the samples, their chains without nofp_work" \
-	test "$cn" -gt 0 -a "$cok" -eq 0
+echo "perf script on the zip's perf.data: $cok of $cn keep every caller"
+check "perf script prints perf.data.txt from the zip's perf.data, byte for byte" \
+	cmp plain.script.txt plain.ours.txt
 check "perf report reads it" bash -c "perf report -i plain.data --stdio >/dev/null 2>&1"
+check "perf report shows nofp_inner's callers up to main from it" \
+	bash -c "perf report -i plain.data --stdio --no-children -g folded,0,caller,count 2>/dev/null |
+		grep -q ';main;mid_fp;deep_fp;nofp_work;nofp_inner\$'"
+check "the zip's perf.data has no stack copies (sample_type without STACK_USER)" \
+	bash -c "perf report -i plain.data --header-only 2>/dev/null | grep 'sample_type = .*CALLCHAIN' | grep -vq STACK_USER"
+"$PC" merge plain.trace.zip -o remerged.trace.zip >/dev/null 2>&1
+"$PC" cat remerged.trace.zip plain.trace/perf.data.txt >remerged.txt
+check "merge of the zip prints the same perf.data.txt from its perf.data" cmp remerged.txt plain.ours.txt
 
 # Before hybrid stacks: the chain alone keeps none.
 "$NOFP" 4 plain >/dev/null &
@@ -86,7 +98,7 @@ sed -E 's/ +\[[0-9]+\] +/ /; /^[^\t]/ s/ +/ /g' dwarf.ours.txt >dwarf.ours.nocpu
 sed -E '/^[^\t]/ s/ +/ /g' dwarf.script.txt >dwarf.script.squeezed
 read -r dok dn <<<"$(kept dwarf.script.txt)"
 echo "-callgraph dwarf: perf script's own unwinding keeps every caller in $dok of $dn"
-check "-callgraph dwarf: perf script unwinds our perf.data itself (>= 95 %)" \
+check "-callgraph dwarf: perf script shows every caller from the zip's perf.data (>= 95 %)" \
 	test "$dn" -gt 0 -a "$((dok * 100))" -ge "$((dn * 95))"
 check "-callgraph dwarf: perf script's frames are ours (but for inlined names)" awk '
 	FNR == NR { a[++na] = $0; next } { b[++nb] = $0 }
