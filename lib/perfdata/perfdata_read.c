@@ -479,8 +479,7 @@ uint64_t perfdata_reader_data_pos(const struct perfdata_reader *r)
 	return r->pos - r->data_start;
 }
 
-const void *perfdata_reader_feature_body(const struct perfdata_reader *r, int feature,
-					size_t *size)
+const void *perfdata_reader_feature_body(const struct perfdata_reader *r, int feature, size_t *size)
 {
 	*size = 0;
 	if (feature < 0 || feature >= HEADER_FEAT_BITS || !r->feature_at[feature].offset)

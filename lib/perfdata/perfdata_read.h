@@ -73,7 +73,7 @@ bool perfdata_reader_has_feature(const struct perfdata_reader *r, int feature);
 /* The bytes of a feature section as they are in the file (valid until _free()); NULL when
  * the file has no such section (a pipe file's features came as records). */
 const void *perfdata_reader_feature_body(const struct perfdata_reader *r, int feature,
-					size_t *size);
+					 size_t *size);
 /* HEADER_BUILD_ID: the build-id of each DSO samples hit. */
 const struct perfdata_build_id *perfdata_reader_build_ids(const struct perfdata_reader *r,
 							  size_t *n);

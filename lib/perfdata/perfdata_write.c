@@ -71,7 +71,7 @@ struct perfdata_writer {
 	const struct perfdata_meta *meta; /* _set_meta(): features at every flush */
 	struct bytebuf *feat_cache;	  /* their bodies, encoded once */
 	bool *feat_present;
-	bool features_on_disk; /* the header's feature bits are set */
+	bool features_on_disk;	/* the header's feature bits are set */
 	struct bytebuf *copied; /* _copy_feature(): bodies written as given, by feature bit */
 
 	ZSTD_CCtx *zc; /* compressing: records go to stage, then as COMPRESSED into buf */
@@ -529,7 +529,8 @@ static int write_features(struct perfdata_writer *w, const struct perfdata_meta 
 		if (cached && f != HEADER_COMPRESSED) {
 			present[f] = w->feat_present[f];
 			if (present[f])
-				bytebuf_bytes(&body[f], w->feat_cache[f].data, w->feat_cache[f].len);
+				bytebuf_bytes(&body[f], w->feat_cache[f].data,
+					      w->feat_cache[f].len);
 		} else {
 			present[f] = encode_feature(w, &in, f, &body[f]);
 		}
@@ -558,8 +559,7 @@ static int write_features(struct perfdata_writer *w, const struct perfdata_meta 
 	return r;
 }
 
-void perfdata_writer_copy_feature(struct perfdata_writer *w, int feat, const void *body,
-				  size_t len)
+void perfdata_writer_copy_feature(struct perfdata_writer *w, int feat, const void *body, size_t len)
 {
 	if (feat < 0 || feat >= HEADER_FEAT_BITS || feat == HEADER_COMPRESSED)
 		return;
