@@ -108,8 +108,10 @@ fi
 if want callstacks; then
 	# Hybrid call stacks (collect's default) and perf record --call-graph dwarf of the same
 	# workloads at the same time (10 s: perf's file is ~17 MB a second): the sizes, and
-	# merge against perf script on each file (perf script prints our file's frame-pointer
-	# chains, and unwinds its own file's copies).
+	# merge against perf script on each file.  The zip's perf.data (hyb.data) holds the
+	# unwound chains instead of the copies (issue 30): perf script prints them, merge has
+	# nothing left to unwind; the recorded file's size is the log's; perf script unwinds its
+	# own file's copies.
 	workloads_start "$build" "$work"
 	"$PC" collect hyb -collectsec 10 >/dev/null 2>&1 &
 	c=$!
@@ -123,7 +125,8 @@ if want callstacks; then
 	n_theirs=$(perf script -i dwarf.data -F event 2>/dev/null | grep -c 'cpu-clock:' || true)
 	echo
 	echo "== call stacks: collect's hybrid perf.data vs perf record --call-graph dwarf, 10 s system-wide"
-	echo "   perf.data: ours $(mib "$ours") MiB ($n_ours samples, $((ours / (n_ours > 0 ? n_ours : 1))) B each)," \
+	"$PC" log hyb.trace.zip | grep -o 'perf.data: .* of records in .*' | sed 's/^/   recorded /'
+	echo "   perf.data in the zip (unwound chains): ours $(mib "$ours") MiB ($n_ours samples, $((ours / (n_ours > 0 ? n_ours : 1))) B each)," \
 		"perf's $(mib "$theirs") MiB ($n_theirs samples, $((theirs / (n_theirs > 0 ? n_theirs : 1))) B each):" \
 		"$(ratio "$theirs" "$ours")x   [goal: 4x]"
 	"$PC" log hyb.trace.zip | grep -o 'call stacks unwound.*' | sed 's/^/   /'
