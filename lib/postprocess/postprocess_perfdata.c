@@ -22,6 +22,12 @@ struct zip_perfdata {
 	uint64_t chain[MAX_CHAIN];
 };
 
+static void as_recorded(void)
+{
+	log_warn("perf.data goes into the zip as recorded (with its stack copies): %s",
+		 pc_strerror());
+}
+
 struct zip_perfdata *zip_perfdata_new(const char *path, const struct perfdata_reader *r,
 				      bool user_stacks)
 {
@@ -29,8 +35,7 @@ struct zip_perfdata *zip_perfdata_new(const char *path, const struct perfdata_re
 		return NULL;
 	struct perfdata_rewrite *rw = perfdata_rewrite_new(path, r, ZIP_PERFDATA_ZSTD);
 	if (!rw) {
-		log_warn("perf.data goes into the zip as recorded (with its stack copies): %s",
-			 pc_strerror());
+		as_recorded();
 		return NULL;
 	}
 	struct zip_perfdata *z = xcalloc(1, sizeof(*z));
@@ -41,8 +46,7 @@ struct zip_perfdata *zip_perfdata_new(const char *path, const struct perfdata_re
 
 static void failed(struct zip_perfdata *z)
 {
-	log_warn("perf.data goes into the zip as recorded (with its stack copies): %s",
-		 pc_strerror());
+	as_recorded();
 	perfdata_rewrite_free(z->rw);
 	z->rw = NULL;
 }
