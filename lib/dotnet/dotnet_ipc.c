@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -277,17 +278,44 @@ int dotnet_ipc_put_string(struct bytebuf *b, const char *s)
 	return 0;
 }
 
-static int read_full(int fd, void *buf, size_t len, const char *what)
+/* When an exchange (connect, request and the whole answer) that starts now must be over. */
+static uint64_t exchange_deadline(void)
 {
-	for (size_t got = 0; got < len;) {
-		ssize_t r = read(fd, (char *)buf + got, len - got);
+	return monotonic_ns() + (uint64_t)ipc_timeout_ms * 1000000;
+}
+
+/* Waits until fd is ready for events, or the deadline: 1 ready, 0 at the deadline, -1 on
+ * an error (errno).  Every wait of an exchange ends by the one deadline, so a runtime (or
+ * whatever took its socket's name) trickling a byte at a time cannot stretch it, as a
+ * timeout per read let it. */
+static int wait_until(int fd, short events, uint64_t deadline)
+{
+	for (;;) {
+		uint64_t now = monotonic_ns();
+		if (now >= deadline)
+			return 0;
+		struct pollfd p = {.fd = fd, .events = events};
+		int r = poll(&p, 1, (int)((deadline - now + 999999) / 1000000));
 		if (r < 0 && errno == EINTR)
 			continue;
+		return r;
+	}
+}
+
+static int read_full(int fd, void *buf, size_t len, const char *what, uint64_t deadline)
+{
+	for (size_t got = 0; got < len;) {
+		int ready = wait_until(fd, POLLIN, deadline);
+		if (ready < 0)
+			return pc_err_errno("%s", what);
+		if (ready == 0)
+			return pc_err("%s: no %sanswer within %.1f s", what, got ? "complete " : "",
+				      ipc_timeout_ms / 1000.0);
+		ssize_t r = recv(fd, (char *)buf + got, len - got, MSG_DONTWAIT);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+			continue;
 		if (r < 0)
-			return errno == EAGAIN || errno == EWOULDBLOCK
-				   ? pc_err("%s: no answer within %.1f s", what,
-					    ipc_timeout_ms / 1000.0)
-				   : pc_err_errno("%s", what);
+			return pc_err_errno("%s", what);
 		if (r == 0)
 			return pc_err(
 			    "%s: the runtime closed the connection after %zu of %zu bytes", what,
@@ -346,17 +374,21 @@ int dotnet_ipc_reply_status(const unsigned char *hdr, const unsigned char *paylo
 
 /* Connects to pid and sends the message (header and payload, len bytes); returns the
  * connection, on which the answer will come. */
-static int ipc_send(pid_t pid, const unsigned char *msg, size_t msg_len, const char *what)
+static int ipc_send(pid_t pid, const unsigned char *msg, size_t msg_len, const char *what,
+		    uint64_t deadline)
 {
 	int sock = ipc_connect(pid);
 	if (sock < 0)
 		return -1;
 	for (size_t sent = 0; sent < msg_len;) {
-		ssize_t w = send(sock, msg + sent, msg_len - sent, MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
+		int ready = wait_until(sock, POLLOUT, deadline);
+		ssize_t w =
+		    ready > 0 ? send(sock, msg + sent, msg_len - sent, MSG_NOSIGNAL | MSG_DONTWAIT)
+			      : 0;
+		if (w < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
 			continue;
-		if (w < 0) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
+		if (ready <= 0 || w < 0) {
+			if (ready == 0)
 				pc_err("%s: pid %d takes nothing within %.1f s", what, (int)pid,
 				       ipc_timeout_ms / 1000.0);
 			else
@@ -372,20 +404,21 @@ static int ipc_send(pid_t pid, const unsigned char *msg, size_t msg_len, const c
 /* Reads the answer to a command from sock.  On a Server OK reply returns 0 with the
  * payload in *payload (malloc'd; *len bytes).  A Server Error reply becomes pc_err(); an
  * unknown command gets the explanation that matters to the user. */
-static int ipc_answer(int sock, pid_t pid, const char *what, unsigned char **payload, size_t *len)
+static int ipc_answer(int sock, pid_t pid, const char *what, unsigned char **payload, size_t *len,
+		      uint64_t deadline)
 {
 	*payload = NULL;
 	*len = 0;
 	int r = -1;
 	unsigned char hdr[IPC_HEADER_LEN];
-	if (read_full(sock, hdr, sizeof(hdr), what) < 0)
+	if (read_full(sock, hdr, sizeof(hdr), what, deadline) < 0)
 		goto out;
 	if ((*len = dotnet_ipc_reply_header(hdr, what)) == SIZE_MAX) {
 		*len = 0;
 		goto out;
 	}
 	*payload = xmalloc(*len + 1);
-	if (read_full(sock, *payload, *len, what) < 0)
+	if (read_full(sock, *payload, *len, what, deadline) < 0)
 		goto out;
 	r = dotnet_ipc_reply_status(hdr, *payload, *len, what, pid);
 out:
@@ -414,10 +447,11 @@ static int ipc_exchange(pid_t pid, const unsigned char *msg, size_t msg_len, con
 {
 	*payload = NULL;
 	*len = 0;
-	int sock = ipc_send(pid, msg, msg_len, what);
+	uint64_t deadline = exchange_deadline();
+	int sock = ipc_send(pid, msg, msg_len, what, deadline);
 	if (sock < 0)
 		return -1;
-	int r = ipc_answer(sock, pid, what, payload, len);
+	int r = ipc_answer(sock, pid, what, payload, len, deadline);
 	if (r == 0 && stream_fd)
 		*stream_fd = sock;
 	else
@@ -467,7 +501,7 @@ int dotnet_ipc_send(pid_t pid, uint8_t cmdset, uint8_t cmdid, const void *payloa
 	unsigned char *msg = raw_message(cmdset, cmdid, payload, payload_len, what, &len);
 	if (!msg)
 		return -1;
-	int fd = ipc_send(pid, msg, len, what);
+	int fd = ipc_send(pid, msg, len, what, exchange_deadline());
 	free(msg);
 	return fd;
 }
@@ -475,7 +509,7 @@ int dotnet_ipc_send(pid_t pid, uint8_t cmdset, uint8_t cmdid, const void *payloa
 int dotnet_ipc_answer(int fd, pid_t pid, const char *what, unsigned char **answer,
 		      size_t *answer_len)
 {
-	return ipc_answer(fd, pid, what, answer, answer_len);
+	return ipc_answer(fd, pid, what, answer, answer_len, exchange_deadline());
 }
 
 /* A command of the process command set whose OK answer is an int32 HRESULT; frees payload. */

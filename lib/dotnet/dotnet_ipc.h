@@ -51,8 +51,9 @@ void dotnet_process_info_free(struct dotnet_process_info *info);
  * value NULL removes the variable. */
 int dotnet_set_env(pid_t pid, const char *name, const char *value);
 
-/* How long each IPC step (connect, send, the answer) may take before the call gives up:
- * 10 s unless set.  A runtime that never answers costs at most this per call. */
+/* How long one exchange (connect, the request and the whole answer) may take before the call
+ * gives up: 10 s unless set.  One deadline for all of it: a runtime that never answers, or
+ * answers a byte at a time, costs at most this per call. */
 void dotnet_ipc_set_timeout_ms(int ms);
 
 /* EnablePerfMap: the runtime starts writing maps of the given type, including every method
