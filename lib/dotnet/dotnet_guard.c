@@ -4,6 +4,7 @@
  * value in hex or "-" when it was unset). */
 #include "dotnet_guard.h"
 #include "base/proc.h"
+#include "base/sandbox.h"
 #include "base/safe_open.h"
 #include "dotnet_ipc.h"
 #include "eventpipe_session.h"
@@ -38,23 +39,6 @@ struct change {
 	char *dir, *old_path; /* b */
 	bool has_old;
 };
-
-/* Closes every fd but keep (the perf fds, the trace files, the log). */
-static void close_others(int keep)
-{
-#ifdef SYS_close_range
-	if (keep > 3 && syscall(SYS_close_range, 3, keep - 1, 0) == 0 &&
-	    syscall(SYS_close_range, keep + 1, ~0U, 0) == 0)
-		return;
-	if (keep == 3 && syscall(SYS_close_range, 4, ~0U, 0) == 0)
-		return;
-#endif
-	struct proc_fds *d = proc_fds_open(0);
-	for (int fd; d && proc_fds_next(d, &fd);)
-		if (fd > 2 && fd != keep)
-			close(fd);
-	proc_fds_close(d);
-}
 
 static void change_free(struct change *c)
 {
@@ -218,7 +202,7 @@ struct dotnet_guard *dotnet_guard_start(void)
 			dup2(devnull, STDIN_FILENO);
 			dup2(devnull, STDOUT_FILENO);
 		}
-		close_others(sv[1]);
+		close_fds_except(sv[1]);
 		guard_main(sv[1]);
 		_exit(0);
 	}

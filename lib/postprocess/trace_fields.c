@@ -6,6 +6,7 @@
  */
 #include "trace_fields.h"
 #include "base/log.h"
+#include "base/sandbox.h"
 #include "record/tracepoints.h"
 #include "record/tracing_data.h"
 
@@ -23,6 +24,11 @@
 /* A child that says nothing for this long is stuck (it formats thousands of samples per
  * millisecond). */
 #define CHILD_SILENCE_MS 30000
+/* What the confined child may use: CPU time for a few hundred million samples; address space
+ * for the mapped perf.data's records and 4 GiB more (the rest of the file, libtraceevent's
+ * tables, the reader's). */
+#define CHILD_CPU_SECONDS 3600
+#define CHILD_HEAP_MAX	  (4ull << 30)
 
 /* Under a sanitizer, a crash in the child would run the death callbacks the parent set up
  * (libFuzzer's saves the input as a crash of the harness); in the child it is expected and
@@ -97,12 +103,16 @@ static _Noreturn void child_main(const char *perf_data, int wfd)
 	for (size_t i = 0; i < ARRAY_SIZE(crashes); i++)
 		signal(crashes[i], SIG_DFL);
 
+	struct perfdata_reader *r = perfdata_reader_open(perf_data);
+	/* Everything it reads is mapped now: what libtraceevent does next runs confined */
+	if (!r || (wfd = sandbox_enter(wfd, CHILD_CPU_SECONDS,
+				       perfdata_reader_data_size(r) + CHILD_HEAP_MAX)) < 0)
+		_exit(4);
 	struct out *out = xcalloc(1, sizeof(*out));
 	out->fd = wfd;
-	struct perfdata_reader *r = perfdata_reader_open(perf_data);
 	struct trace_formatter *f = NULL;
 	struct perfdata_record rec;
-	while (r && perfdata_reader_next(r, &rec) > 0) {
+	while (perfdata_reader_next(r, &rec) > 0) {
 		if (!is_tracepoint_sample(&rec))
 			continue;
 		if (!f) {

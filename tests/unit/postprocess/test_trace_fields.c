@@ -95,8 +95,34 @@ static pid_t child_pid(void)
 
 struct run {
 	int texts, right, raw, none;
-	pid_t child; /* seen after the first answer */
+	pid_t child;   /* seen after the first answer */
+	bool confined; /* the child then: not root, no new privileges, a seccomp filter */
 };
+
+/* What /proc/<pid>/status says on the line that starts with field (its first number). */
+static long status_field(pid_t pid, const char *field)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	char *s = read_file(path, NULL);
+	const char *at = s ? strstr(s, field) : NULL;
+	long v = at ? strtol(at + strlen(field), NULL, 10) : -1;
+	free(s);
+	return v;
+}
+
+/* The child as it runs (it has answered, so it works on the foreign formats now): it is
+ * root no more (real, effective and saved uid), can gain nothing back, and runs under a
+ * seccomp filter (mode 2). */
+static bool confined(pid_t pid)
+{
+	long uid = status_field(pid, "\nUid:\t"), nnp = status_field(pid, "\nNoNewPrivs:\t");
+	long seccomp = status_field(pid, "\nSeccomp:\t");
+	if (uid == 0 || uid < 0 || nnp != 1 || seccomp != 2)
+		fprintf(stderr, "child %d: uid %ld, NoNewPrivs %ld, Seccomp %ld\n", (int)pid, uid,
+			nnp, seccomp);
+	return uid > 0 && nnp == 1 && seccomp == 2;
+}
 
 /* Reads every sample of path through trace_fields; kill_after > 0: SIGKILLs the child after
  * that many answers. */
@@ -120,8 +146,8 @@ static struct run run(const char *path, int kill_after)
 		res.none += !text;
 		res.raw += text && !strncmp(text, "raw=", 4);
 		res.right += text && !strcmp(text, want);
-		if (++res.texts == 1)
-			res.child = child_pid();
+		if (++res.texts == 1 && (res.child = child_pid()) > 0)
+			res.confined = confined(res.child);
 		if (res.texts == kill_after && res.child)
 			kill(res.child, SIGKILL);
 	}
@@ -150,6 +176,7 @@ int main(void)
 	CHECK_EQ_U64(res.texts, NR_SAMPLES);
 	CHECK_EQ_U64(res.right, NR_SAMPLES);
 	CHECK(res.child > 0);
+	CHECK(res.confined);
 	char *text = log_text(log);
 	CHECK(strstr(text, "libtraceevent reads them in a separate process") != NULL);
 	free(text);
