@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #define FRAME_CACHE_SIZE 16384 /* power of two */
@@ -263,17 +264,25 @@ const struct unwind_tables *symbols_unwind_tables(struct symbolizer *s, struct s
 	return sf->ut;
 }
 
+/* The largest ELF file a gone process mapped that is read from our side. */
+#define GONE_FILE_MAX (4ull << 30)
+
 /* Opens filename as process pid sees it (live: through /proc/<pid>/root, or where the host
  * has it once the process is gone; else under symfs, or at its path).  *rootdir gets the
  * root it was opened in (malloc'd; NULL: the host's), *own whether that is the process's own
- * root, where the file is the one it mapped whatever its build-id.  -1 when not there. */
+ * root, where the file is the one it mapped whatever its build-id.  For a gone process, map
+ * (NULL: none known) says which file it mapped: the host's file of that name is taken only
+ * when it is that very inode (*checked then; a container's /app/x is another file on the
+ * host, or a symlink, FIFO or device planted there); else, or without an inode, the caller
+ * must check a build-id (*checked false).  -1 when not there or refused. */
 static int open_mapped_file(struct symbolizer *s, uint32_t pid, const char *filename,
-			    char **rootdir, bool *own)
+			    const struct map *map, char **rootdir, bool *own, bool *checked)
 {
 	/* Inside the target's root, symlinks there resolve as the target sees them (a
 	 * container's absolute link to /usr/lib/... never lands on the host's file); only a
 	 * regular file is opened. */
 	*own = s->opts.live && pid;
+	*checked = true;
 	*rootdir = *own		   ? xasprintf("/proc/%u/root", pid)
 		   : s->opts.symfs ? xstrdup(s->opts.symfs)
 				   : NULL;
@@ -282,7 +291,16 @@ static int open_mapped_file(struct symbolizer *s, uint32_t pid, const char *file
 		free(*rootdir); /* the process is gone */
 		*rootdir = NULL;
 		*own = false;
-		fd = open_file_in_root(NULL, filename);
+		if (map && map->ino) {
+			fd = safe_open_inode(filename, makedev(map->maj, map->min), map->ino,
+					     GONE_FILE_MAX);
+			if (fd < 0 && errno == ESTALE)
+				log_info("symbols: %s of pid %u, which is gone: %s; not used",
+					 filename, pid, pc_strerror());
+		} else {
+			*checked = false;
+			fd = open_file_in_root(NULL, filename);
+		}
 	}
 	return fd;
 }
@@ -343,11 +361,31 @@ static int recorded_build(struct symbolizer *s, int fd, const char *filename, ch
 	return cfd;
 }
 
+/* A gone process's file found by name only (no inode to match): fd when the recording said
+ * which build it mapped (its build-id table, checked by recorded_build(), or the MMAP2
+ * record's build-id) and fd is that build; else -1, fd closed. */
+static int unchecked_build(struct symbolizer *s, int fd, const char *filename,
+			   const struct map *map, uint32_t pid)
+{
+	if (fd < 0 || recorded(s, filename))
+		return fd;
+	uint8_t id[BUILDID_MAX], n = 0;
+	if (map && map->build_id_size && buildid_read_fd(fd, id, &n) == 0 &&
+	    same_id(id, n, map->build_id, map->build_id_size))
+		return fd;
+	log_info("symbols: %s of pid %u, which is gone: the recording names neither its inode "
+		 "nor its build-id, so the file of that name here is not taken for it",
+		 filename, pid);
+	close(fd);
+	return -1;
+}
+
 /* An ELF file (cls SF_FILE: its symbols) or a .NET image (SF_JIT_FILE: named from the JIT
  * side files, opened only for its unwind tables). */
-static struct symfile *file_symfile(struct symbolizer *s, uint32_t pid, const char *filename,
+static struct symfile *file_symfile(struct symbolizer *s, uint32_t pid, const struct map *map,
 				    enum map_class cls)
 {
+	const char *filename = map->filename;
 	char *path = s->opts.live ? xasprintf("/proc/%u/root%s", pid, filename) : xstrdup(filename);
 	const struct path_entry *known = path_table_find(&s->paths, path, hash_str(path));
 	if (known) {
@@ -356,8 +394,11 @@ static struct symfile *file_symfile(struct symbolizer *s, uint32_t pid, const ch
 	}
 	struct symfile *sf = &s->missing;
 	char *rootdir, *from_cache = NULL;
-	bool own;
-	int fd = open_mapped_file(s, s->opts.live ? pid : 0, filename, &rootdir, &own);
+	bool own, checked;
+	int fd =
+	    open_mapped_file(s, s->opts.live ? pid : 0, filename, map, &rootdir, &own, &checked);
+	if (!checked)
+		fd = unchecked_build(s, fd, filename, map, pid);
 	if (cls == SF_FILE) /* a .NET image has no build-id */
 		fd = recorded_build(s, fd, filename, &rootdir, own, &from_cache);
 	struct stat st;
@@ -431,8 +472,9 @@ void symbolizer_prepare(struct symbolizer *s, const struct symbolizer_file *file
 		memcpy(w->build_id, r->id, r->size);
 		w->build_id_size = r->size;
 		char *rootdir;
-		bool own;
-		int fd = open_mapped_file(s, s->opts.live ? f->pid : 0, f->path, &rootdir, &own);
+		bool own, checked; /* the build-id is checked below */
+		int fd = open_mapped_file(s, s->opts.live ? f->pid : 0, f->path, NULL, &rootdir,
+					  &own, &checked);
 		struct dso_probe pr;
 		bool here = fd >= 0 && dso_probe(fd, rootdir ? rootdir : "", f->path, &pr) == 0;
 		if (here && !own && !same_id(pr.build_id, pr.build_id_size, r->id, r->size))
@@ -491,12 +533,12 @@ struct symfile *symbols_classify(struct symbolizer *s, uint32_t pid, struct map 
 	else if (is_jit_file_name(n))
 		/* a .NET image's own unwind info covers its ReadyToRun code */
 		sf = s->opts.unwind && n[0] == '/' && !str_startswith(n, "/memfd:")
-			 ? file_symfile(s, pid, n, SF_JIT_FILE)
+			 ? file_symfile(s, pid, map, SF_JIT_FILE)
 			 : &s->jit_file;
 	else if (!strcmp(n, "[vdso]"))
 		sf = NULL; /* handled by the caller: the vdso is not a file */
 	else if (n[0] == '/')
-		sf = file_symfile(s, pid, n, SF_FILE);
+		sf = file_symfile(s, pid, map, SF_FILE);
 	else
 		sf = &s->missing; /* [vsyscall], [uprobes] and other names without a file */
 	map->dso = sf;

@@ -5,7 +5,8 @@
 # host.  A container runs /tmp/<dir>/hot from its own /tmp; on the host that name is a FIFO
 # (a collector that opens it hangs after "Stopped", Ctrl+C ignored, no zip) and, for a
 # second container, a symlink to another program (whose build-id would be recorded as the
-# container's).  collect must finish, and not take the host's file for the container's.
+# container's, and whose symbols would name its frames: finding 11).  collect must finish,
+# and neither it nor its post-processing take the host's file for the container's.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/container/helpers.sh"
 need_containers
@@ -37,4 +38,13 @@ run_case() { # NAME FILE: a container runs hot as /tmp/<dir>/FILE for 3 s; colle
 run_case fifo fifo
 check "the host's FIFO is still a FIFO, never opened" test -p "$dir/fifo"
 run_case other other
+# Finding 11: post-processing must not take the host's file of that name for the gone
+# process's either (the blocker program's symbols would name hot's addresses): the MMAP2
+# record's device and inode are the container's file, not the host's.
+unzip -p other.trace.zip other.trace/perf.data.txt >other.txt 2>/dev/null
+total=$(grep -cE "\($dir/other\)\$" other.txt)
+named=$(grep -E "\($dir/other\)\$" other.txt | grep -vc '\[unknown\]')
+check "other: frames in $dir/other ($total)" test "$total" -gt 0
+check "other: no frame in $dir/other named from the host's file ($named named)" test "$named" = 0
+check "other: the log says why" grep -q "symbols: $dir/other of pid [0-9]*, which is gone: $dir/other: not the file that was mapped" other.log
 finish
