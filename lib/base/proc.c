@@ -7,7 +7,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 void proc_path(char *buf, size_t len, pid_t pid, const char *file)
@@ -171,6 +173,38 @@ uint64_t proc_start_time(pid_t pid)
 	if (proc_task_stat(pid, pid, &st) < 0 || st.state == 'Z' || st.state == 'X')
 		return 0;
 	return st.starttime;
+}
+
+int proc_pin(pid_t pid, struct proc_pin *pin)
+{
+	pin->pid = pid;
+	pin->pidfd = -1;
+#ifdef SYS_pidfd_open
+	pin->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+#endif
+	/* read after the pidfd is open: then both name the same process */
+	pin->start = proc_start_time(pid);
+	if (pin->start)
+		return 0;
+	proc_pin_release(pin);
+	return pc_err("no process with PID %d", (int)pid);
+}
+
+bool proc_pin_alive(const struct proc_pin *pin)
+{
+#ifdef SYS_pidfd_send_signal
+	if (pin->pidfd >= 0 && syscall(SYS_pidfd_send_signal, pin->pidfd, 0, NULL, 0) < 0 &&
+	    errno == ESRCH)
+		return false; /* it exited: its pid may name another process now */
+#endif
+	return pin->start && proc_start_time(pin->pid) == pin->start;
+}
+
+void proc_pin_release(struct proc_pin *pin)
+{
+	if (pin->pidfd >= 0)
+		close(pin->pidfd);
+	pin->pidfd = -1;
 }
 
 bool proc_runs_our_program(pid_t pid)

@@ -51,6 +51,18 @@ bool proc_is_kernel_thread(pid_t pid);
  * where a pid alone may be reused.  0 when it is gone (a zombie is gone: it only waits for
  * its parent to notice). */
 uint64_t proc_start_time(pid_t pid);
+/* One process pinned, where a pid alone may be reused before we act on it (stop, attach,
+ * signal): a pidfd of it (Linux 5.3+) and its start time.  proc_pin() fails (-1, pc_err())
+ * when pid is gone; proc_pin_alive() says whether pid still names that very process (its
+ * pidfd's process has not exited, and the start time is the same). */
+struct proc_pin {
+	pid_t pid;
+	int pidfd; /* -1 without pidfds: the start time alone then */
+	uint64_t start;
+};
+int proc_pin(pid_t pid, struct proc_pin *pin);
+bool proc_pin_alive(const struct proc_pin *pin);
+void proc_pin_release(struct proc_pin *pin);
 /* Whether pid runs this very program (its executable is ours, or was at our path before an
  * upgrade replaced it): before we signal a pid a file of ours names. */
 bool proc_runs_our_program(pid_t pid);

@@ -657,6 +657,11 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 		pc_err("cannot take a snapshot of perfcollect-c itself");
 		return NULL;
 	}
+	/* Pinned before anything takes time (the runtime's IPC may take seconds): the pid must
+	 * still name this process when its threads are stopped. */
+	struct proc_pin pin;
+	if (proc_pin(pid, &pin) < 0)
+		return NULL;
 	struct stacks_snapshot *s = xcalloc(1, sizeof(*s));
 	s->pid = pid;
 	s->nspid = st.nspid;
@@ -690,7 +695,15 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 
 	struct traced *tr = NULL;
 	uint64_t stop_start = 0;
-	int r = stop_all(s, &tr, o->kernel, &stop_start);
+	int r = proc_pin_alive(&pin)
+		    ? stop_all(s, &tr, o->kernel, &stop_start)
+		    : pc_err("PID %d exited before its threads were stopped (its pid "
+			     "may name another process now): nothing was stopped",
+			     (int)pid);
+	if (r == 0 && !proc_pin_alive(&pin)) /* it exited meanwhile: let them go unread */
+		r = pc_err("PID %d exited while its threads were being stopped: the threads "
+			   "stopped were let go, no snapshot taken",
+			   (int)pid);
 	s->have_kernel = o->kernel && !s->kernel_note;
 	Dwfl *dwfl = NULL;
 	if (r == 0) {
@@ -720,7 +733,8 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 		name_all(dwfl, s, tr, &dm);
 		confirm_managed_locks(s);
 	}
-	dotnet_return_maps(pid, &dm);
+	if (proc_pin_alive(&pin)) /* else nothing to give back, and the pid is another's */
+		dotnet_return_maps(pid, &dm);
 	dotnet_guard_finish(guard);
 	s->dotnet = dm.runtime;
 	if (dm.why)
@@ -735,6 +749,7 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 		dwfl_end(dwfl);
 	free_traced(tr, s->nthreads);
 	stacks_unwinder_free(t.u);
+	proc_pin_release(&pin);
 	if (r < 0) {
 		stacks_snapshot_free(s);
 		return NULL;

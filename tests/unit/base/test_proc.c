@@ -279,8 +279,31 @@ static void test_online_cpus(void)
 	free(cpus);
 }
 
+/* A pinned process is alive until it exits, and never again after (a zombie included: its
+ * pid may go to another once reaped). */
+static void test_pin(void)
+{
+	pid_t child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	struct proc_pin pin;
+	CHECK(proc_pin(child, &pin) == 0);
+	CHECK(proc_pin_alive(&pin));
+	kill(child, SIGKILL);
+	for (int i = 0; i < 500 && proc_pin_alive(&pin); i++)
+		usleep(1000); /* a zombie now, not yet reaped */
+	CHECK(!proc_pin_alive(&pin));
+	waitpid(child, NULL, 0);
+	CHECK(!proc_pin_alive(&pin));
+	proc_pin_release(&pin);
+	CHECK(proc_pin(child, &pin) < 0);
+}
+
 int main(void)
 {
+	test_pin();
 	test_online_cpus();
 	test_status_and_exists();
 	test_threads_and_comm();
