@@ -289,6 +289,18 @@ int rm_rf(const char *path)
 	return r;
 }
 
+int env_size(const char *name, uint64_t *out)
+{
+	const char *v = getenv(name);
+	uint64_t size;
+	if (!v || !*v)
+		return 0;
+	if (parse_size(v, &size) < 0 || !size)
+		return pc_err("%s=%s is not a size (e.g. 4G)", name, v);
+	*out = size;
+	return 1;
+}
+
 int parse_size(const char *s, uint64_t *out)
 {
 	char *end;

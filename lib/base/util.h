@@ -63,6 +63,10 @@ int lock_dir(const char *dir, int *holder);
 
 /* Parse perfcollect sizes: "N", "NB", "NK", "NM", "NG" (case-insensitive), in bytes. */
 int parse_size(const char *s, uint64_t *out);
+/* A limit set by the environment variable name (a size as parse_size() reads it, not 0):
+ * *out gets it and 1 is returned; 0 when unset or empty (*out untouched); -1 with pc_err()
+ * naming the variable when it is not a size (*out untouched). */
+int env_size(const char *name, uint64_t *out);
 /* Strict integer parsing: whole string, range checked. */
 int parse_int(const char *s, long min, long max, long *out);
 /* The hex digits at *p (no "0x"), at most 64 bits' worth; *p moves past them.  false when

@@ -34,6 +34,7 @@ struct target {
 	int stop_fd; /* the StopTracing answer's connection, or -1 */
 	enum target_state state;
 	bool write_failed, stop_sent;
+	bool capped; /* eventpipe_stream_max() reached: the rest is dropped */
 };
 
 /* A process seen by a scan, and what became of it. */
@@ -57,6 +58,7 @@ struct eventpipe_collector {
 	bool thread_running;
 	int wake[2];
 	uint8_t *buf;
+	uint64_t stream_max; /* eventpipe_stream_max() */
 	uint64_t next_scan;
 	bool stopping;
 	uint64_t deadline;
@@ -164,6 +166,14 @@ static void end_target(struct eventpipe_collector *c, struct target *t, const ch
 		 (unsigned long long)t->s.id, how, (unsigned long long)t->bytes, t->path);
 }
 
+uint64_t eventpipe_stream_max(void)
+{
+	uint64_t max = EVENTPIPE_STREAM_MAX_DEFAULT;
+	if (env_size("PERFCOLLECT_C_NETTRACE_MAX", &max) < 0)
+		log_warn("%s; using 4G", pc_strerror());
+	return max;
+}
+
 /* Moves what the runtime sent to the file; ends the target at the end of its stream. */
 static void drain(struct eventpipe_collector *c, struct target *t)
 {
@@ -173,24 +183,36 @@ static void drain(struct eventpipe_collector *c, struct target *t)
 			return;
 		if (n <= 0) {
 			end_target(c, t,
-				   n < 0 ? "ended with a read error"
+				   n < 0       ? "ended with a read error"
+				   : t->capped ? "stopped at the size cap"
 				   : t->state == STOPPING
 				       ? "stopped; rundown written"
 				       : "ended by the runtime (the process exited?)");
 			return;
 		}
-		if (!t->write_failed && write_all(t->out, c->buf, (size_t)n) < 0) {
-			/* Keep reading (the runtime must not block on us), stop the session. */
+		size_t take = (size_t)n;
+		if (t->write_failed || t->capped)
+			take = 0;
+		else if (t->bytes + take > c->stream_max)
+			take = (size_t)(c->stream_max - t->bytes);
+		if (take && write_all(t->out, c->buf, take) < 0) {
 			t->write_failed = true;
 			log_warn("pid %d: cannot write %s (%s); its .NET events end here",
 				 (int)t->pid, t->path, pc_strerror());
-			if (!t->stop_sent) {
-				t->stop_fd = eventpipe_session_stop_send(&t->s);
-				t->stop_sent = true;
-			}
+		} else {
+			t->bytes += take;
 		}
-		if (!t->write_failed)
-			t->bytes += (uint64_t)n;
+		if (!t->write_failed && !t->capped && take < (size_t)n) {
+			t->capped = true;
+			log_warn("pid %d: its .NET events reached %llu bytes, the most kept "
+				 "(PERFCOLLECT_C_NETTRACE_MAX raises it): %s ends there",
+				 (int)t->pid, (unsigned long long)c->stream_max, t->path);
+		}
+		/* Keep reading (the runtime must not block on us), stop the session. */
+		if ((t->write_failed || t->capped) && !t->stop_sent) {
+			t->stop_fd = eventpipe_session_stop_send(&t->s);
+			t->stop_sent = true;
+		}
 		if (n < CHUNK)
 			return;
 	}
@@ -386,6 +408,7 @@ struct eventpipe_collector *eventpipe_collector_start(const struct eventpipe_col
 	c->pid = o->pid;
 	c->config = o->config;
 	c->buf = xmalloc(CHUNK);
+	c->stream_max = eventpipe_stream_max();
 	if (pipe2(c->wake, O_CLOEXEC) < 0) {
 		pc_err_errno("pipe");
 		free(c->buf);

@@ -10,6 +10,11 @@
  * dies, the files hold everything that arrived, and the guard (dotnet_guard.h) ends the sessions.
  * What a target cannot do (no runtime, too old, diagnostics off, socket unreachable) is one
  * line on screen and in the log; the collection goes on.
+ *
+ * A runtime decides how much it sends: a file is written no further than
+ * eventpipe_stream_max() bytes (a target cannot fill the host's disk); at the cap the file
+ * keeps what came before it, a warning says so, the session is stopped and the rest read
+ * and dropped (the runtime must never block on us).
  */
 #ifndef PC_EVENTPIPE_COLLECT_H
 #define PC_EVENTPIPE_COLLECT_H
@@ -18,6 +23,11 @@
 #include "eventpipe_session.h"
 
 #define EVENTPIPE_RUNDOWN_WAIT_S 30
+
+/* The most written from one runtime's stream: 4 GiB (a busy service's CPU trace with its
+ * runtime events is some hundred MB), or PERFCOLLECT_C_NETTRACE_MAX (a size: 8G). */
+#define EVENTPIPE_STREAM_MAX_DEFAULT (4ull << 30)
+uint64_t eventpipe_stream_max(void);
 
 struct eventpipe_collect_opts {
 	const char *trace_dir;

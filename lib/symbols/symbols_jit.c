@@ -75,12 +75,9 @@ uint64_t jit_file_max(void)
 {
 	static uint64_t max;
 	if (!max) {
-		const char *v = getenv("PERFCOLLECT_C_JIT_FILE_MAX");
-		if (v && *v && (parse_size(v, &max) < 0 || !max))
-			log_warn("PERFCOLLECT_C_JIT_FILE_MAX=%s is not a size (e.g. 4G); using 1G",
-				 v);
-		if (!v || !*v || !max)
-			max = JIT_FILE_MAX_DEFAULT;
+		max = JIT_FILE_MAX_DEFAULT;
+		if (env_size("PERFCOLLECT_C_JIT_FILE_MAX", &max) < 0)
+			log_warn("%s; using 1G", pc_strerror());
 	}
 	return max;
 }
