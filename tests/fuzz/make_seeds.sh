@@ -81,6 +81,27 @@ while at + 16 <= len(d):
 open(sys.argv[2], "wb").write(d[:at])
 EOF
 python3 cut_jitdump.py ours_dotnet.trace/jit-*.dump "$out/jitdump/dotnet10.dump" 40000
+# Code moves (JIT_CODE_MOVE): no runtime here writes them (.NET does not, V8's --perf-prof
+# does not either), so the real .NET 10 dump gets moves of its first loads appended, some
+# moved twice, some to where the first load was: the parser's move index (issue 24, finding
+# 9) is fuzzed from a file it really reads.
+cat >add_moves.py <<'EOF'
+import struct, sys  # add_moves.py IN OUT: IN with JIT_CODE_MOVE records of its first loads
+d = bytearray(open(sys.argv[1], "rb").read()); at = struct.unpack_from("<I", d, 8)[0]
+loads = []
+while at + 16 <= len(d):
+    rid, size, ts = struct.unpack_from("<IIQ", d, at)
+    if size < 16 or at + size > len(d): break
+    if rid == 0: loads.append(struct.unpack_from("<IIQQQQ", d, at + 16) + (ts,))
+    at += size
+for k, (pid, tid, vma, addr, size, index, ts) in enumerate(loads[:40]):
+    new = 0x7f0000000000 + k * 0x1000 if k % 7 else loads[0][3]
+    d += struct.pack("<IIQIIQQQQQ", 1, 72, ts + 1, pid, tid, vma, addr, new, size, index)
+    if k % 3 == 0:  # and on again
+        d += struct.pack("<IIQIIQQQQQ", 1, 72, ts + 2, pid, tid, vma, new, new + 0x800000, size, index)
+open(sys.argv[2], "wb").write(d)
+EOF
+python3 add_moves.py "$out/jitdump/dotnet10.dump" "$out/jitdump/dotnet10_moves.dump"
 # .NET 8 still writes perfinfo-<pid>.map: a self-contained app on its runtime pack
 mkdir net8 && cat >net8/h.csproj <<'EOF'
 <Project Sdk="Microsoft.NET.Sdk"><PropertyGroup><OutputType>Exe</OutputType>
