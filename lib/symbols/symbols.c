@@ -140,16 +140,8 @@ static void note_jitdump_mmap(struct symbolizer *s, const struct perfdata_record
 	uint32_t pid;
 	memcpy(&pid, h + 1, 4);
 	struct jit_proc *p = jit_procs_get(s->jit, pid);
-	if (p->jitdump_hint)
-		return;
-	p->jitdump_hint = xstrndup(name, len);
-	if (h->type == PERF_RECORD_MMAP2 && !(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
-		uint32_t maj, min; /* after pid, tid, addr, len, pgoff */
-		memcpy(&maj, (const char *)(h + 1) + 32, 4);
-		memcpy(&min, (const char *)(h + 1) + 36, 4);
-		memcpy(&p->jitdump_ino, (const char *)(h + 1) + 40, 8);
-		p->jitdump_dev = makedev(maj, min);
-	}
+	if (!p->jitdump_hint)
+		p->jitdump_hint = xstrndup(name, len);
 }
 
 void symbolizer_process(struct symbolizer *s, const struct perfdata_record *rec)

@@ -115,15 +115,9 @@ static const char *const target_fmt[3] = {
 
 static int open_src(const struct jit_src *src)
 {
-	if (src->root_pid)
-		return safe_open_in_root((pid_t)src->root_pid, src->path, src->uid, jit_file_max());
-	if (!src->gone)
-		return open_plain(src->path); /* the side directory: the trace's own */
-	if (src->ino)
-		return safe_open_inode(src->path, src->dev, src->ino, jit_file_max());
-	/* our own root walked as a target's: no symlink, a regular file of one link, root's
-	 * (or ours, when we are not root) */
-	return safe_open_in_root(getpid(), src->path, geteuid(), jit_file_max());
+	return src->root_pid
+		   ? safe_open_in_root((pid_t)src->root_pid, src->path, src->uid, jit_file_max())
+		   : open_plain(src->path);
 }
 
 /* The jitdump a dead process mmapped is looked for on the host only when its name carries
@@ -164,12 +158,6 @@ static int find_kind(struct jit_procs *j, struct jit_proc *p, enum jit_file_kind
 	if (j->live && alive) {
 		src->root_pid = p->pid;
 		src->uid = st->uid;
-	} else {
-		src->gone = true;
-		if (kind == JIT_DUMP && p->jitdump_ino && hint_usable(p, alive)) {
-			src->dev = p->jitdump_dev;
-			src->ino = (ino_t)p->jitdump_ino;
-		}
 	}
 	int fd = open_src(src);
 	if (fd >= 0) {

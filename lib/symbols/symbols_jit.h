@@ -8,11 +8,8 @@
  * the process mmapped (perf's jitdump marker) or /tmp/jit-<nspid>.dump, opened with
  * safe_open_in_root() (base/safe_open.h: no symlink, the target's own regular file, one link);
  * otherwise the same paths on the host (a dead process's jitdump only when its name carries the
- * pid), as a gone process's files: its jitdump only when it is the very inode its MMAP2
- * record named (safe_open_inode()), else a regular file of one link reached without a
- * symlink and owned by root or by us (its uid is not known any more, and any local user
- * could have planted /tmp/perf-<pid>.map for it).  A file larger than jit_file_max() is refused,
- * and one is read no further than the size it had when opened (a target appending to it is not
+ * pid), never through a symlink.  A file larger than jit_file_max() is refused, and one is
+ * read no further than the size it had when opened (a target appending to it is not
  * followed).  A file that is there but refused is said with log_warn().
  */
 #ifndef PC_SYMBOLS_JIT_H
@@ -38,8 +35,7 @@ struct jit_src {
 	char *path;	   /* as the target sees it (root_pid set), or a host path */
 	uint32_t root_pid; /* 0: a host (or side directory) path */
 	uid_t uid;	   /* the target's user, whom the file must belong to */
-	bool gone;	   /* a gone process's file on the host (see above) */
-	dev_t dev;	   /* the file read (for a gone process's jitdump: the one it mapped) */
+	dev_t dev;
 	ino_t ino;
 };
 
@@ -48,9 +44,7 @@ struct jit_proc {
 	bool loaded;
 	char *dso_name;	    /* "/tmp/perf-<pid>.map", as perf names JIT code */
 	char *jitdump_hint; /* jit-*.dump path the process mmapped, as it sees it */
-	dev_t jitdump_dev;  /* and that file's device and inode (MMAP2; 0: unknown) */
-	uint64_t jitdump_ino;
-	char *map_dir; /* where a live process writes its maps, as it sees it; NULL: /tmp */
+	char *map_dir;	    /* where a live process writes its maps, as it sees it; NULL: /tmp */
 	struct perfmap *perfmap;
 	struct jitdump *jitdump;
 	struct perfinfo *perfinfo;

@@ -1,9 +1,7 @@
 /* symbols_jit: JIT files of a real process in its own mount namespace (a private tmpfs on
  * /tmp, as in a container), read through /proc/<pid>/root; the traps a hostile target can
  * plant there (a symlink to a host file, a hard link, a file swapped after it was read); the
- * copy for the archive; a dead process's jitdump name; a dead process's files on the host
- * (issue 24, finding 12): taken only from root, one link, and a jitdump only as the very
- * inode its MMAP2 record named. */
+ * copy for the archive; a dead process's jitdump name. */
 #include "symbols/symbols_jit.h"
 #include "test.h"
 
@@ -212,73 +210,6 @@ static void test_dead_jitdump_hint(const char *dir)
 	free(own);
 }
 
-/* A file planted on the host for a gone process (pid): what jit_proc_load() makes of it. */
-static struct jit_proc *load_gone(struct jit_procs *j, uint32_t pid)
-{
-	struct jit_proc *p = jit_procs_get(j, pid);
-	jit_proc_load(j, p);
-	return p;
-}
-
-/* Any local user can write /tmp/perf-<pid>.map for a pid that is gone (or will be): a
- * dead process's files on the host are taken only when root's (we cannot know its uid any
- * more), of one link; its jitdump only when it is the inode the process mapped. */
-static void test_dead_planted(const char *dir)
-{
-	uint32_t pid = 4190000 + (uint32_t)getpid() % 4000; /* above any pid here, most likely */
-	char *map = xasprintf("/tmp/perf-%u.map", pid), *dump = xasprintf("/tmp/jit-%u.dump", pid);
-	char *link2 = xasprintf("%s/second-name", dir);
-	int fd = open(map, O_WRONLY | O_CREAT | O_EXCL, 0644);
-	CHECK(fd >= 0 && write(fd, MAP, strlen(MAP)) == (ssize_t)strlen(MAP));
-	close(fd);
-
-	CHECK(chown(map, 12345, 12345) == 0); /* another user's */
-	struct jit_procs *j = jit_procs_new(NULL, false);
-	struct jit_proc *p = load_gone(j, pid);
-	CHECK(p->perfmap == NULL && p->found[JIT_PERF_MAP] == NULL);
-	CHECK(p->why[JIT_PERF_MAP] && strstr(p->why[JIT_PERF_MAP], "refused"));
-	jit_procs_free(j);
-
-	CHECK(chown(map, 0, 0) == 0 && link(map, link2) == 0); /* root's, two names */
-	j = jit_procs_new(NULL, false);
-	p = load_gone(j, pid);
-	CHECK(p->perfmap == NULL && p->found[JIT_PERF_MAP] == NULL);
-	jit_procs_free(j);
-
-	CHECK(unlink(link2) == 0); /* root's, one name: the host's own */
-	j = jit_procs_new(NULL, false);
-	p = load_gone(j, pid);
-	CHECK(p->perfmap != NULL);
-	CHECK_STR(p->found[JIT_PERF_MAP], map);
-	jit_procs_free(j);
-
-	/* its jitdump: the inode the MMAP2 record named, not another file by that name */
-	fd = open(dump, O_WRONLY | O_CREAT | O_EXCL, 0600);
-	CHECK(fd >= 0);
-	close(fd);
-	struct stat st;
-	CHECK(stat(dump, &st) == 0);
-	for (int same = 0; same < 2; same++) {
-		j = jit_procs_new(NULL, false);
-		p = jit_procs_get(j, pid);
-		p->jitdump_hint = xstrdup(dump);
-		p->jitdump_dev = st.st_dev;
-		p->jitdump_ino = same ? st.st_ino : st.st_ino + 1;
-		jit_proc_load(j, p);
-		if (same)
-			CHECK_STR(p->found[JIT_DUMP], dump);
-		else
-			CHECK(p->found[JIT_DUMP] == NULL && p->why[JIT_DUMP] &&
-			      strstr(p->why[JIT_DUMP], "not the file that was mapped"));
-		jit_procs_free(j);
-	}
-	unlink(map);
-	unlink(dump);
-	free(map);
-	free(dump);
-	free(link2);
-}
-
 int main(void)
 {
 	char dir[] = "/tmp/pc-symjit-XXXXXX";
@@ -297,7 +228,6 @@ int main(void)
 		SKIP("cannot make a mount namespace here: run as root, outside a container that "
 		     "forbids it");
 	}
-	test_dead_planted(dir);
 	test_read_and_copy(pid, dir);
 	test_traps(pid, dir);
 	kill(pid, SIGKILL);
