@@ -32,6 +32,7 @@ enum runtime_event_kind runtime_event_kind(const struct nettrace_metadata *m)
 	    {145, RT_METHOD_JITTING_STARTED},
 	    {152, RT_MODULE_LOAD},
 	    {303, RT_GC_ALLOCATION_SAMPLED},
+	    {204, RT_GC_PER_HEAP_HISTORY},
 	    {250, RT_EXCEPTION_CATCH_START},
 	};
 	if (!strcmp(m->provider, RT_PROVIDER_RUNDOWN))
@@ -70,6 +71,7 @@ static const struct {
     [RT_METHOD_UNLOAD_VERBOSE] = {"MethodUnloadVerbose", 2},
     [RT_MODULE_LOAD] = {"ModuleLoad", 2},
     [RT_GC_ALLOCATION_SAMPLED] = {"AllocationSampled", 0},
+    [RT_GC_PER_HEAP_HISTORY] = {"GCPerHeapHistory", 3},
 };
 
 unsigned rt_event_max_version(enum runtime_event_kind kind)
@@ -129,8 +131,10 @@ int rt_decode_gc_heap_stats(const struct nettrace_event *e, struct rt_gc_heap_st
 		out->gen_size[g] = span_u64(&s);
 		out->promoted[g] = span_u64(&s);
 	}
-	span_take(&s, 8 + 8 + 4 + 4 + 4); /* finalization size, count, pinned, sync blocks,
-					     handles */
+	out->finalize_promoted = span_u64(&s);
+	span_u64(&s); /* finalization count */
+	out->pinned_objects = span_u32(&s);
+	span_take(&s, 4 + 4); /* sync blocks, handles */
 	if (s.bad)
 		return -1;
 	if (e->meta->version >= 2) {
@@ -143,6 +147,33 @@ int rt_decode_gc_heap_stats(const struct nettrace_event *e, struct rt_gc_heap_st
 	for (int g = 0; g < 5; g++)
 		out->total += out->gen_size[g];
 	return 0;
+}
+
+int rt_decode_gc_per_heap(const struct nettrace_event *e, unsigned pointer_size,
+			  struct rt_gc_per_heap *out)
+{
+	struct span s = payload(e);
+	memset(out, 0, sizeof(*out));
+	if (e->meta->version < 3 || (pointer_size != 4 && pointer_size != 8))
+		return -1;
+	/* ClrInstanceID, six pointer-sized allocation figures, six u32 (free list efficiency,
+	 * condemn reasons, mechanisms, heap index), ExtraGen0Commit, then the generations */
+	span_take(&s, 2 + 6 * pointer_size + 6 * 4 + pointer_size);
+	uint32_t count = span_u32(&s);
+	out->ngens = count < 5 ? count : 5;
+	for (uint32_t g = 0; g < out->ngens; g++) {
+		uint64_t v[10];
+		for (int i = 0; i < 10; i++)
+			v[i] = pointer_size == 8 ? span_u64(&s) : span_u32(&s);
+		/* SizeBefore, FreeListSpaceBefore, FreeObjSpaceBefore, SizeAfter,
+		 * FreeListSpaceAfter, FreeObjSpaceAfter, In, PinnedSurv, NonePinnedSurv,
+		 * NewAllocation */
+		out->size_before[g] = v[0];
+		out->obj_before[g] = v[0] - v[1] - v[2];
+		out->frag_after[g] = v[4] + v[5];
+		out->obj_after[g] = v[3] - out->frag_after[g];
+	}
+	return s.bad ? -1 : 0;
 }
 
 int rt_decode_gc_triggered(const struct nettrace_event *e, struct rt_gc_triggered *out)

@@ -33,6 +33,8 @@ enum runtime_event_kind {
 	RT_METHOD_UNLOAD_VERBOSE,
 	RT_MODULE_LOAD,		  /* Loader/ModuleLoad; the rundown's ModuleDCStart/End too */
 	RT_GC_ALLOCATION_SAMPLED, /* .NET 10's AllocationSampled */
+	RT_GC_PER_HEAP_HISTORY,
+	RT_KINDS /* how many kinds */
 };
 
 #define RT_PROVIDER_RUNTIME "Microsoft-Windows-DotNETRuntime"
@@ -58,7 +60,17 @@ struct rt_gc_suspend {
 struct rt_gc_heap_stats {
 	uint64_t gen_size[5]; /* 0, 1, 2, large objects, pinned objects (.NET 5+) */
 	uint64_t promoted[5];
-	uint64_t total; /* the heap's size after the GC */
+	uint64_t total;		    /* the heap's size after the GC */
+	uint64_t finalize_promoted; /* bytes of finalizable objects that survived */
+	uint32_t pinned_objects;
+};
+/* GCPerHeapHistory (version 3, .NET Core's): one heap's generations, bytes. */
+struct rt_gc_per_heap {
+	uint32_t ngens;		 /* generations it describes (up to 5) */
+	uint64_t size_before[5]; /* 0, 1, 2, large, pinned objects */
+	uint64_t obj_before[5];	 /* less the free list and free objects before */
+	uint64_t obj_after[5];	 /* the size after, less its fragmentation */
+	uint64_t frag_after[5];	 /* free list and free objects after */
 };
 struct rt_gc_triggered {
 	uint32_t reason;
@@ -108,6 +120,9 @@ int rt_decode_gc_start(const struct nettrace_event *e, struct rt_gc_start *out);
 int rt_decode_gc_end(const struct nettrace_event *e, struct rt_gc_end *out);
 int rt_decode_gc_suspend(const struct nettrace_event *e, struct rt_gc_suspend *out);
 int rt_decode_gc_heap_stats(const struct nettrace_event *e, struct rt_gc_heap_stats *out);
+/* -1 for versions before 3 (.NET Framework's layouts). */
+int rt_decode_gc_per_heap(const struct nettrace_event *e, unsigned pointer_size,
+			  struct rt_gc_per_heap *out);
 int rt_decode_gc_triggered(const struct nettrace_event *e, struct rt_gc_triggered *out);
 int rt_decode_alloc_tick(const struct nettrace_event *e, unsigned pointer_size,
 			 struct rt_alloc_tick *out);

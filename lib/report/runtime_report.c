@@ -178,7 +178,8 @@ void runtime_report_event(struct rt_stream *s, const struct nettrace_trace *t, u
 	case RT_GC_SUSPEND_EE_BEGIN:
 	case RT_GC_SUSPEND_EE_END:
 	case RT_GC_RESTART_EE_END:
-		rt_gc_event(p, e, kind, ns);
+	case RT_GC_PER_HEAP_HISTORY:
+		rt_gc_event(p, e, kind, ns, ptr);
 		break;
 	case RT_GC_ALLOCATION_TICK:
 	case RT_GC_ALLOCATION_SAMPLED: {
@@ -186,7 +187,8 @@ void runtime_report_event(struct rt_stream *s, const struct nettrace_trace *t, u
 		if (rt_decode_allocation(e, kind, ptr, &a) < 0)
 			break;
 		rt_tally_add(&p->allocs, a.type, 1, (double)a.bytes);
-		p->alloc_since_gc[a.heap < 3 ? a.heap : 0] += (double)a.bytes;
+		if (kind == RT_GC_ALLOCATION_TICK) /* as TraceEvent: the ticks only */
+			rt_gc_alloc(p, ns, a.heap < 3 ? a.heap : 0, (double)a.bytes);
 		p->alloc_events++;
 		rt_allocation_release(&a);
 		break;
@@ -321,6 +323,8 @@ void runtime_report_free(struct runtime_report *rr)
 		struct rt_process *p = &rr->procs[i];
 		release_reading(p);
 		free(p->name);
+		for (size_t k = 0; k < p->ngcs; k++)
+			free(p->gcs[k].heap_gen0);
 		free(p->gcs);
 		free(p->by_pause);
 		for (size_t k = 0; k < p->njits; k++)

@@ -9,9 +9,10 @@
  *   is its initial suspension plus each later one for it; the ephemeral GC at a background
  *   GC's start pauses from its own GCStart; only GCs complete by that analysis's rules (a
  *   restart after GCEnd and GCHeapStats; for a background GC, its GCHeapStats) count.
- *   Heap size after and promoted bytes from GCHeapStats; size before as TraceEvent estimates
- *   it without per-heap histories (the previous GC's sizes, gen0 at least what the
- *   allocation ticks counted since);
+ *   Heap size after and promoted bytes from GCHeapStats; size before, gen0 allocated and
+ *   fragmentation from the heaps' histories (GCPerHeapHistory) where the trace has them,
+ *   else as TraceEvent estimates them (the previous GC's sizes, gen0 at least what the
+ *   allocation ticks counted since); % Pause Time against the time since the last GC;
  *   JIT: one row per method compiled (MethodJittingStarted to its MethodLoadVerbose on the
  *   same thread: time, IL size, tier);
  *   exceptions thrown per type, allocation bytes per type, lock contention (waits, time).
@@ -63,7 +64,32 @@ struct rt_gc {
 	uint64_t gen_after[5];			    /* gen0, 1, 2, large, pinned objects */
 	bool has_heap, complete;
 	uint64_t samples; /* CPU samples of the process inside the pause */
+	/* PerfView's GCStats columns, by TraceEvent's rules (TraceGC): */
+	double alloc[3];	    /* bytes the allocation ticks counted since the previous GC's
+				       heap stats: small (gen0), large, pinned object heap */
+	double since_last_ns;	    /* DurationSinceLastRestartMSec: from the previous GC's heap
+				       stats to this pause (a background GC: to its heap stats) */
+	double pause_pct;	    /* % Pause Time: the pause against the time since the last GC */
+	uint64_t heap_peak;	    /* Peak MB: the size before, for a background GC the largest
+				       before any GC within it */
+	uint64_t finalize_promoted; /* Finalizable Surv MB (bytes) */
+	uint32_t pinned_objects;
+	double gen0_alloc; /* Gen0 Alloc MB (bytes): from the heaps' histories where this GC
+			      and the one before have them, else alloc[0] */
+	/* from GCPerHeapHistory, where the trace has it (nheaps 0: not) */
+	uint32_t nheaps, ngens;
+	uint64_t gen_before[5]; /* the heaps' sizes before */
+	uint64_t gen_frag[5];	/* their fragmentation after */
+	uint64_t *heap_gen0;	/* per heap: gen0's objects before, after (2 x nheaps) */
 };
+
+/* Gen<n> Frag % (n 0-3) as GCStats shows it: the heaps' fragmentation over the generation's
+ * size after; NaN without the heaps' histories. */
+double rt_gc_frag_pct(const struct rt_gc *g, int gen);
+
+/* Gen0 Alloc Rate MB/sec as GCStats shows it: the gen0 allocations over the time since the
+ * last GC (0 when that time is not positive). */
+double rt_gc_alloc_rate(const struct rt_gc *g);
 
 /* One JIT-compiled method. */
 struct rt_jit {

@@ -2,6 +2,7 @@
  * spreadsheets and checks against PerfView's GCStats and JITStats, and the JIT table. */
 #include "runtime_report_int.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +40,10 @@ int runtime_report_csv_gcs(const struct runtime_report *rr, FILE *out,
 {
 	fputs("pid,gc_number,generation,type,reason,start_ms,pause_start_ms,pause_ms,suspend_ms,"
 	      "duration_ms,heap_before_bytes,heap_after_bytes,promoted_bytes,gen0_after_bytes,"
-	      "gen1_after_bytes,gen2_after_bytes,loh_after_bytes,poh_after_bytes,cpu_samples\n",
+	      "gen1_after_bytes,gen2_after_bytes,loh_after_bytes,poh_after_bytes,cpu_samples,"
+	      "pause_pct,gen0_alloc_bytes,gen0_alloc_mb_per_s,loh_alloc_bytes,poh_alloc_bytes,"
+	      "peak_bytes,finalize_promoted_bytes,pinned_objects,gen0_frag_pct,gen1_frag_pct,"
+	      "gen2_frag_pct,loh_frag_pct\n",
 	      out);
 	for (size_t i = 0; i < rr->nprocs; i++) {
 		const struct rt_process *p = &rr->procs[i];
@@ -58,7 +62,20 @@ int runtime_report_csv_gcs(const struct runtime_report *rr, FILE *out,
 				(unsigned long long)g->heap_after, (unsigned long long)g->promoted);
 			for (int gen = 0; gen < 5; gen++)
 				fprintf(out, ",%llu", (unsigned long long)g->gen_after[gen]);
-			fprintf(out, ",%llu\n", (unsigned long long)g->samples);
+			fprintf(out, ",%llu,%.3f,%.0f,%.3f,%.0f,%.0f,%llu,%llu,%u",
+				(unsigned long long)g->samples, g->pause_pct, g->gen0_alloc,
+				rt_gc_alloc_rate(g), g->alloc[1], g->alloc[2],
+				(unsigned long long)g->heap_peak,
+				(unsigned long long)g->finalize_promoted, g->pinned_objects);
+			/* empty without the heaps' histories (or a generation of size 0) */
+			for (int gen = 0; gen < 4; gen++) {
+				double f = rt_gc_frag_pct(g, gen);
+				if (isfinite(f))
+					fprintf(out, ",%.3f", f);
+				else
+					putc(',', out);
+			}
+			putc('\n', out);
 		}
 	}
 	if (fflush(out) || ferror(out))

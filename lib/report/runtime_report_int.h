@@ -73,7 +73,6 @@ struct rt_process {
 	/* while the stream is read */
 	struct gc_event *gcev;
 	size_t ngcev, gcev_cap;
-	double alloc_since_gc[3]; /* bytes the allocation events counted since the last GC */
 	struct thread_slots open_waits, open_jits;
 	uint64_t *wait_start; /* per open wait */
 	size_t nwait_start, wait_start_cap;
@@ -101,7 +100,10 @@ struct rt_tally_entry **rt_tally_sorted(const struct rt_tally *t);
 /* The GC analysis of a process's GC events (runtime_report_gc.c). */
 void rt_build_gcs(struct rt_process *p);
 void rt_gc_event(struct rt_process *p, const struct nettrace_event *e, enum runtime_event_kind kind,
-		 uint64_t ns);
+		 uint64_t ns, unsigned pointer_size);
+/* An allocation tick of heap (0 small, 1 large, 2 pinned objects): counted in time order
+ * with the GC events. */
+void rt_gc_alloc(struct rt_process *p, uint64_t ns, unsigned heap, double bytes);
 /* The pause of a complete GC, as its row counts it (ns). */
 static inline double rt_gc_pause(const struct rt_gc *g)
 {

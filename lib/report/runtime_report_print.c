@@ -53,8 +53,8 @@ static void print_gcs(FILE *out, const struct rt_process *p, size_t top)
 	uint64_t wall = p->end_ns - p->start_ns;
 	struct gc_row *rows = xcalloc(p->ngcs + 1, sizeof(*rows));
 	size_t nrows = 0, complete = 0;
-	double paused = 0, max_pause = 0;
-	uint64_t per_gen[3] = {0, 0, 0};
+	double paused = 0, max_pause = 0, alloc = 0, max_rate = 0;
+	uint64_t per_gen[3] = {0, 0, 0}, peak = 0;
 	for (size_t i = 0; i < p->ngcs; i++) {
 		const struct rt_gc *g = &p->gcs[i];
 		if (!g->complete)
@@ -66,6 +66,11 @@ static void print_gcs(FILE *out, const struct rt_process *p, size_t top)
 			max_pause = pause;
 		if (g->gen < 3)
 			per_gen[g->gen]++;
+		alloc += g->gen0_alloc;
+		if (rt_gc_alloc_rate(g) > max_rate)
+			max_rate = rt_gc_alloc_rate(g);
+		if (g->heap_peak > peak)
+			peak = g->heap_peak;
 		size_t r = 0;
 		while (r < nrows && !(rows[r].gen == g->gen && rows[r].reason == g->reason &&
 				      rows[r].type == g->type))
@@ -97,6 +102,10 @@ static void print_gcs(FILE *out, const struct rt_process *p, size_t top)
 	fprintf(out,
 		"# (pauses as TraceEvent's analysis and PerfView's GCStats count them: from the "
 		"suspension of the runtime to its restart)\n");
+	fprintf(out,
+		"# Gen0 allocated %.3f MB, at most %.2f MB/s between GCs; peak heap %.3f MB (MB of "
+		"10^6 bytes, as GCStats; -format csv: every GC's columns)\n",
+		alloc / 1e6, max_rate, (double)peak / 1e6);
 	fprintf(out, "# %4s  %-22s %-14s %6s %12s %9s %7s %14s\n", "gen", "reason", "type", "count",
 		"paused ms", "max ms", "% wall", "heap after MB");
 	for (size_t r = 0; r < nrows; r++)

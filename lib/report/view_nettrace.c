@@ -34,7 +34,7 @@ struct reading {
 	struct open_wait *waits;
 	size_t nwaits, waits_cap;
 	uint64_t stacks_seen, rundown;
-	bool newer_warned[RT_GC_ALLOCATION_SAMPLED + 1];
+	bool newer_warned[RT_KINDS];
 };
 
 static long pid_of(const struct reading *rd, const struct nettrace_event *e)

@@ -55,6 +55,34 @@ external_us() { # FILE
 leaf_sum() { awk -F'\t' -v l="$2" '{ k = split($2, a, ";"); if (a[k] == l) s += $1 }
 	END { print s + 0 }' "$1"; }
 
+# gcstats_same LABEL: GCStats' columns of each complete GC (the harness's gc_stats lines in
+# LABEL.pv) against view's CSV rows (LABEL.gc.csv), within 0.1% or 0.002 (MB: 10^6 bytes, as
+# PerfView): % Pause Time, Gen0 Alloc MB, its rate, Peak MB, After MB, Promoted MB,
+# Finalizable Surv MB, Pinned Obj, and the Gen0-2 and LOH Frag % where the GC has its heaps'
+# histories (GCPerHeapHistory; without them TraceEvent has none, view an empty field).
+gcstats_same() {
+	local label=$1 res
+	res=$(awk -F'[ ,]' 'function off(x, y) { d = x - y; if (d < 0) d = -d
+			return d > 0.001 * (y < 0 ? -y : y) + 0.002 }
+		FILENAME == ARGV[1] && $1 == "gc_stats" { te[$2 " " $3] = $0; next }
+		FILENAME == ARGV[2] && FNR > 1 { k = $1 " " $2; if (!(k in te)) { miss++; next }
+			split(te[k], t, " "); n++
+			if (off($20, t[4]) || off($12 / 1e6, t[8]) || off($13 / 1e6, t[9]) ||
+			    off($26 / 1e6, t[10]) || $27 != t[11] || off($21 / 1e6, t[5]) ||
+			    off($22, t[6]) || off($25 / 1e6, t[7])) { bad++; if (!ex) ex = k }
+			if (t[12] == 0) next
+			perheap++
+			for (g = 0; g < 4; g++)
+				if (t[13 + g] != "NaN" && off($(28 + g), t[13 + g])) {
+					bad++; if (!ex) ex = k " (gen" g " frag)" } }
+		END { printf "%d %d %d %d %s\n", n, perheap, bad, miss, ex }' \
+		"$label.pv" "$(if [ -s "$label.gc.csv" ]; then echo "$label.gc.csv"; else echo /dev/null; fi)")
+	read -r n perheap bad miss ex <<<"$res"
+	echo "$label: GCStats columns of $n GCs compared ($perheap with the heaps' histories); $bad off ${ex:+(first: GC $ex)}; $miss not in TraceEvent"
+	check "$label: GCStats' % Pause Time, Gen0 Alloc MB and rate, Peak, After, Promoted, Finalizable, Pinned, Frag % as TraceEvent's for $n GCs" \
+		test "$bad" = 0 -a "$miss" = 0
+}
+
 # compare LABEL FILE: every view of FILE against the harness's reading of it.
 compare() {
 	local label=$1 f=$2 us
@@ -88,6 +116,7 @@ compare() {
 			awk -v a="$ours_n" -v b="$n" -v x="$ours_ms" -v y="$ms" \
 			'BEGIN { d = x - y; if (d < 0) d = -d; exit !(a == b && d <= 0.01 * y + 0.001) }'
 	done < <(awk '$1 == "gc_gen" { print $2, $3, $4, $5 }' "$label.pv")
+	gcstats_same "$label"
 	local jit_te jit_ours
 	jit_te=$(awk '$1 == "jit_total" { n += $3 } END { print n + 0 }' "$label.pv")
 	jit_ours=$("$PC" view "$f" -runtime jit -format csv -o - 2>/dev/null | tail -n +2 | wc -l)

@@ -19,6 +19,11 @@
 //   gc_total PID N PAUSE_MS            TraceLoadedDotNetRuntime: complete GCs and their pause
 //   gc_gen PID GEN N PAUSE_MS          ... per generation
 //   gc_row PID NUMBER GEN PAUSE_MS REASON TYPE   every complete GC
+//   gc_stats PID NUMBER PAUSE_PCT GEN0_ALLOC_MB GEN0_RATE_MB_S PEAK_MB AFTER_MB PROMOTED_MB
+//            FINALIZE_SURV_MB PINNED_OBJ PER_HEAP_HISTORIES FRAG0 FRAG1 FRAG2 FRAG3
+//                                      GCStats' columns of it (MB: 10^6 bytes, as PerfView);
+//                                      PER_HEAP_HISTORIES: how many GCPerHeapHistory it had;
+//                                      FRAGn: Gen n Frag % (LOH: 3), NaN when not known
 //   jit_total PID N MS                 JITStats: methods compiled and JIT time
 using System;
 using System.Collections.Generic;
@@ -27,6 +32,7 @@ using System.IO;
 using System.Linq;
 using Microsoft.Diagnostics.Tracing;
 using Microsoft.Diagnostics.Tracing.Analysis;
+using Microsoft.Diagnostics.Tracing.Analysis.GC;
 using Microsoft.Diagnostics.Tracing.Etlx;
 using Microsoft.Diagnostics.Tracing.EventPipe;
 using TraceLog = Microsoft.Diagnostics.Tracing.Etlx.TraceLog;
@@ -150,7 +156,17 @@ namespace PcTraceEvent
 					if (gens[g] != null && gens[g].Count > 0)
 						Console.WriteLine($"gc_gen {proc.ProcessID} {g} {gens[g].Count} " + F(gens[g].TotalPauseTimeMSec));
 				foreach (var gc in rt.GC.GCs.Where(gc => gc.IsComplete))
+				{
 					Console.WriteLine($"gc_row {proc.ProcessID} {gc.Number} {gc.Generation} " + F(gc.PauseDurationMSec) + $" {gc.Reason} {gc.Type}");
+					// GcStats.cs's "GC Events by Time": Gen0 Alloc MB is UserAllocated[Gen0],
+					// its rate that over DurationSinceLastRestartMSec
+					double alloc0 = gc.UserAllocated[(int)Gens.Gen0];
+					Console.WriteLine($"gc_stats {proc.ProcessID} {gc.Number} " + F(gc.PauseTimePercentageSinceLastGC) + " " +
+						F(alloc0) + " " + F(alloc0 * 1000.0 / gc.DurationSinceLastRestartMSec) + " " + F(gc.HeapSizePeakMB) + " " +
+						F(gc.HeapSizeAfterMB) + " " + F(gc.PromotedMB) + " " + F(gc.HeapStats.FinalizationPromotedSize / 1000000.0) +
+						$" {gc.HeapStats.PinnedObjectCount} {gc.PerHeapHistories?.Count ?? 0} " +
+						string.Join(" ", Enumerable.Range(0, 4).Select(g => F(gc.GenFragmentationPercent((Gens)g)))));
+				}
 				var jit = rt.JIT.Stats();
 				Console.WriteLine($"jit_total {proc.ProcessID} {jit.Count} " + F(jit.TotalCpuTimeMSec));
 			}
