@@ -22,6 +22,7 @@
 #include "base/outfile.h"
 #include "base/search.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -347,18 +348,26 @@ static void write_meta(struct hw *w)
 	fputs("]}", w->out);
 }
 
+/* The per-GC table: PerfView's GCStats columns ("GC Events by Time", MB of 10^6 bytes as it
+ * counts them) from runtime_report's analysis, then what the page needs: the CPU samples in
+ * the pause and the pause's start on the timeline's axis.  Gen0 Alloc MB, Peak MB and the
+ * fragmentation come from the heaps' histories (GCPerHeapHistory) where the trace has them,
+ * else TraceEvent's estimates from the allocation ticks (fragmentation: unknown). */
 static void write_runtime(struct hw *w)
 {
 	struct rt_process_info p;
 	fputs(",\n\"gcCols\":[\"pid\",\"GC Index\",\"Gen\",\"Type\",\"Trigger Reason\","
-	      "\"Start MSec\",\"Pause Start\",\"Pause MSec\",\"Suspend MSec\",\"Duration MSec\","
-	      "\"Peak MB\",\"After MB\",\"Promoted MB\",\"Gen0 MB\",\"Gen1 MB\",\"Gen2 MB\","
-	      "\"LOH MB\",\"POH MB\",\"CPU samples in pause\",\"pause start us\"]",
+	      "\"Start MSec\",\"Pause Start\",\"Suspend MSec\",\"Pause MSec\",\"% Pause Time\","
+	      "\"Duration MSec\",\"Gen0 Alloc MB\",\"Gen0 Alloc Rate MB/sec\",\"Peak MB\","
+	      "\"After MB\",\"Ratio Peak/After\",\"Promoted MB\",\"Gen0 MB\",\"Gen1 MB\","
+	      "\"Gen2 MB\",\"LOH MB\",\"POH MB\",\"Gen0 Frag %\",\"Gen1 Frag %\",\"Gen2 Frag %\","
+	      "\"LOH Frag %\",\"Finalizable Surv MB\",\"Pinned Obj\",\"CPU samples in pause\","
+	      "\"pause start us\"]",
 	      w->out);
 	fputs(",\n\"gcs\":[", w->out);
 	uint64_t t0 = w->t0;
 	bool first = true;
-	const double mb = 1024.0 * 1024.0;
+	const double mb = 1e6;
 	for (size_t i = 0; w->v->rt && runtime_report_process(w->v->rt, i, &p); i++) {
 		if (w->j->pid >= 0 && p.host_pid != w->j->pid)
 			continue;
@@ -372,16 +381,24 @@ static void write_runtime(struct hw *w)
 			str(w, rt_gc_type_name(g->type));
 			putc(',', w->out);
 			str(w, rt_gc_reason_name(g->reason));
-			fprintf(w->out, ",%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f",
+			fprintf(w->out,
+				",%.3f,%.3f,%.3f,%.3f,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f",
 				((double)g->start_ns - (double)p.sync_ns) / NS_PER_MS,
 				((double)g->pause_start_ns - (double)p.sync_ns) / NS_PER_MS,
-				g->pause_ns / NS_PER_MS, g->suspend_ns / NS_PER_MS,
-				g->duration_ns / NS_PER_MS, (double)g->heap_before / mb,
-				(double)g->heap_after / mb, (double)g->promoted / mb);
+				g->suspend_ns / NS_PER_MS, g->pause_ns / NS_PER_MS, g->pause_pct,
+				g->duration_ns / NS_PER_MS, g->gen0_alloc / mb, rt_gc_alloc_rate(g),
+				(double)g->heap_peak / mb, (double)g->heap_after / mb,
+				g->heap_after ? (double)g->heap_peak / (double)g->heap_after : 0,
+				(double)g->promoted / mb);
 			for (int gen = 0; gen < 5; gen++)
 				fprintf(w->out, ",%.3f", (double)g->gen_after[gen] / mb);
+			for (int gen = 0; gen < 4; gen++) {
+				double f = rt_gc_frag_pct(g, gen); /* null: not known */
+				fprintf(w->out, isfinite(f) ? ",%.2f" : ",null", f);
+			}
 			/* the pause on the timeline's axis (microseconds from its first event) */
-			fprintf(w->out, ",%llu,%.0f]", (unsigned long long)g->samples,
+			fprintf(w->out, ",%.3f,%u,%llu,%.0f]", (double)g->finalize_promoted / mb,
+				g->pinned_objects, (unsigned long long)g->samples,
 				t0 && g->pause_start_ns >= t0
 				    ? (double)(g->pause_start_ns - t0) / 1000.0
 				    : -1.0);
@@ -467,7 +484,8 @@ static void write_views(struct hw *w)
 		bool first = true;
 		for (int kind = VIEW_SAMPLES; kind <= VIEW_CONTENTION; kind++) {
 			if (kind == VIEW_BLOCKED && calltree_total(v->offcpu_tree)) {
-				write_view(w, OFFCPU_EVENT, v->offcpu_tree, VIEW_BLOCKED,
+				/* its own id: the switches are a view of their own too */
+				write_view(w, "blocked", v->offcpu_tree, VIEW_BLOCKED,
 					   HTML_TIMES_BLOCKED, NULL, timed ? &tl : NULL, t0, first);
 				first = false;
 			}

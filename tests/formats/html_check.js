@@ -4,7 +4,10 @@
 //   node html_check.js OUTDIR SPEC.json
 //
 // SPEC: [{"file": "app.html", "name": "app", "zoom": "NAME", "search": "TERM",
-//         "range": true, "text": "STRING"}, ...]; every key but file and name optional.
+//         "range": true, "text": "STRING", "butterfly": "NAME", "offcpu": TID}, ...]; every
+//         key but file and name optional.  butterfly: the function's callers and callees
+//         as the panel lists them (chosen by a click on its row in the top functions);
+//         offcpu: the off- and on-CPU spans the timeline drew for thread TID.
 // Prints "name<TAB>key<TAB>value..." lines (what the page showed) and writes a screenshot of
 // each view, OUTDIR/<name>-<view>.png.  Exit 1 when the browser cannot run the page.
 'use strict';
@@ -127,6 +130,26 @@ async function check(browser, s) {
         document.querySelector('.facts').textContent]);
       out(s.name, 'range', before, after[0], after[1]);
       await page.screenshot({path: path.join(outdir, `${s.name}-range.png`), fullPage: true});
+      // every view keeps the range: its total, the weight of its events inside the range
+      // (from the page's decoded times), its whole total, what the page says
+      for (const id of views) {
+        await page.click(`button.view[data-view="${id}"]`);
+        const r = await page.evaluate(() => {
+          const P = window.pcReport, v = P.state.view, g = P.state.range;
+          let inside = 0, whole = 0;
+          for (let i = 0; i < v.fullSelf.length; i++) whole += v.fullSelf[i];
+          v.timed.forEach((th) => {
+            for (let k = 0; k < th.t.length; k++)
+              if (th.t[k] >= g.a && th.t[k] <= g.b) inside += th.w ? th.w[k] : 1;
+          });
+          return [v.total, v.timed.length ? inside : whole, whole,
+                  document.querySelector('.facts').textContent];
+        });
+        out(s.name, 'range_view', id, ...r);
+        await page.screenshot({path: path.join(outdir, `${s.name}-range-${id.replace(/[^\w.-]/g, '_')}.png`), fullPage: true});
+      }
+      await page.click(`button.view[data-view="${views[0]}"]`);
+      await page.evaluate(() => window.pcReport.timeline.setRange(null));
     }
   }
   if (s.text) {
@@ -136,6 +159,38 @@ async function check(browser, s) {
       crumbs: document.querySelector('.crumbs').textContent,
     }), s.text);
     out(s.name, 'text', res.tree ? 'shown' : 'missing', 'img_elements', res.imgs);
+  }
+  if (s.butterfly) {
+    await page.click('button.tab[data-panel="top"]');
+    const link = await page.evaluateHandle((name) =>
+      Array.from(document.querySelectorAll('.panel td.link')).find((td) => td.textContent === name) || null, s.butterfly);
+    if (!(await link.evaluate((e) => e !== null))) {
+      out(s.name, 'butterfly', s.butterfly, 'not in the top functions');
+    } else {
+      await link.click();
+      const b = await page.evaluate(() => {
+        const t = Array.from(document.querySelectorAll('.panel .butterfly table'));
+        const names = (tb) => tb ? Array.from(tb.querySelectorAll('tbody tr')).map((r) => r.cells[0].textContent) : [];
+        return {title: (document.querySelector('.panel .butterfly h3') || {}).textContent,
+                callers: names(t[0]), callees: names(t[1])};
+      });
+      out(s.name, 'butterfly', b.title, b.callers.join('|'), b.callees.join('|'));
+      await page.screenshot({path: path.join(outdir, `${s.name}-butterfly.png`), fullPage: true});
+    }
+  }
+  if (s.offcpu !== undefined) {
+    const r = await page.evaluate((tid) => {
+      const tl = window.pcReport.timeline, res = {off: 0, offUs: 0, longest: 0, on: 0, onUs: 0};
+      ((tl && tl.spans) || []).forEach((sp) => {
+        if (sp.tid !== tid) return;
+        res[sp.kind] += 1;
+        res[sp.kind + 'Us'] += sp.b - sp.a;
+        if (sp.kind === 'off') res.longest = Math.max(res.longest, sp.b - sp.a);
+      });
+      return res;
+    }, s.offcpu);
+    out(s.name, 'offcpu', s.offcpu, r.off, (r.offUs / 1000).toFixed(1), (r.longest / 1000).toFixed(1),
+        r.on, (r.onUs / 1000).toFixed(1));
   }
   for (const tab of ['top', 'gc', 'jit', 'about']) {
     const has = await page.$(`button.tab[data-panel="${tab}"]`);
@@ -147,7 +202,13 @@ async function check(browser, s) {
       return r ? r.textContent.slice(0, 200) : '';
     });
     out(s.name, 'panel', tab, rows, first);
-    await page.screenshot({path: path.join(outdir, `${s.name}-panel-${tab}.png`), fullPage: true});
+    // the tabs and the panel's first 900 px (a full page of a long table is too tall to see)
+    const clip = await page.evaluate(() => {
+      const y = document.querySelector('nav.tabs').getBoundingClientRect().top + window.scrollY;
+      return {x: 0, y: Math.max(0, y - 10), width: 1400,
+              height: Math.max(100, Math.min(900, document.documentElement.scrollHeight - y + 10))};
+    });
+    await page.screenshot({path: path.join(outdir, `${s.name}-panel-${tab}.png`), clip});
   }
   out(s.name, 'console_errors', errors.length, errors.slice(0, 3).join(' | '));
   out(s.name, 'requests', requests.length, requests.slice(0, 3).join(' '));

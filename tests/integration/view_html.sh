@@ -73,7 +73,7 @@ if [ "$(id -u)" = 0 ]; then
 		size=$(stat -c %s hot.report.html)
 		echo "hot.report.html: $size bytes"
 		check "  a 2 s trace's page is under 1 MB ($size bytes)" test "$size" -lt 1048576
-		pages+=('{"file":"hot.report.html","name":"hot","zoom":"hot_middle","search":"hot_leaf","range":true}')
+		pages+=('{"file":"hot.report.html","name":"hot","zoom":"hot_middle","search":"hot_leaf","range":true,"butterfly":"hot_middle"}')
 		c_trace=true
 	else
 		cat collect.out
@@ -83,6 +83,25 @@ if [ "$(id -u)" = 0 ]; then
 	wait "$hot" 2>/dev/null
 else
 	echo "(not root: no collect of the C workload)"
+fi
+
+# Our collect -threadtime of the blocker: its main thread sleeps 4 x 200 ms in blocker_sleep
+# and waits 4 x ~100 ms for the pipe, and spins 30 ms a round: off-CPU spans on its row.
+blocker_trace=false
+if [ "$(id -u)" = 0 ]; then
+	"$WORKLOADS/blocker" 200 100 4 wait spin=30 >blocker.out &
+	blocker=$!
+	cleanup_hooks+=("kill $blocker 2>/dev/null")
+	start_collect blocker -pid "$blocker" -threadtime
+	kill -USR1 "$blocker"
+	wait "$collector"
+	if [ -s blocker.trace.zip ] && "$PC" view blocker.trace.zip -format html -o blocker.html 2>err; then
+		pages+=('{"file":"blocker.html","name":"blocker","offcpu":'"$blocker"',"range":true}')
+		blocker_trace=true
+	else
+		cat blocker.err err
+		fail "collect -threadtime of the blocker failed"
+	fi
 fi
 
 # Our collect of the .NET app: its CPU samples and its runtime's events.
@@ -128,7 +147,7 @@ drawn() { # drawn PAGE VIEW NAME: NAME among the frames drawn at least 1% wide
 	field "$1" view | awk -F'\t' -v v="$2" '$3 == v { print $5 }' | tr '|' '\n' | grep -qxF "$3"
 }
 
-for p in markup diff $($c_trace && echo hot) $($dotnet_trace && echo dotnet); do
+for p in markup diff $($c_trace && echo hot) $($blocker_trace && echo blocker) $($dotnet_trace && echo dotnet); do
 	check "$p: no console error" test "$(field $p console_errors | cut -f3)" = 0
 	check "$p: no network request" test "$(field $p requests | cut -f3)" = 0
 	check "$p: no dialog (no script from the trace ran)" test "$(field $p dialogs | cut -f3)" = 0
@@ -155,6 +174,11 @@ check "markup: search finds cold_leaf: 300 of 901 samples, one function, highlig
 	test "$(field markup search | cut -f4-6)" = "Matched: 33.30% of 901 samples (1 functions)	1	1"
 check "markup: a time range (a quarter of the trace) changes the total" \
 	is markup range '$3 == 901 && $4 > 0 && $4 < $3'
+# range_view PAGE VIEW TOTAL INSIDE WHOLE FACTS: after the range, each view switched to
+in_range() { # PAGE: every view's total is its events' weight inside the range, said on the page
+	is "$1" range_view '$4 == $5 && $7 ~ / in [0-9.]+[^ ]+ ms/'
+}
+check "markup: the range kept by a switch of view: its total is the range's and the page says it" in_range markup
 check "diff: the differential page draws its frames" drawn diff cpu-clock cold_leaf
 
 if $c_trace; then
@@ -163,6 +187,17 @@ if $c_trace; then
 	check "hot: search finds hot_leaf with most of the samples" \
 		is hot search 'split($4, a, /[ %]/) && a[2] >= 50 && $5 >= 1'
 	check "hot: a time range changes the total" is hot range '$4 > 0 && $4 < $3'
+	check "hot: every view (switched to) keeps the range: its total is the range's ($(field hot range_view | cut -f3-5 | tr '\t\n' ' ;'))" \
+		in_range hot
+	check "hot: the callers/callees of hot_middle: called by main, calls hot_leaf most" \
+		is hot butterfly '$3 == "hot_middle" && $4 ~ /(^|[|])main([|]|$)/ && $5 ~ /^hot_leaf([|]|$)/'
+fi
+if $blocker_trace; then
+	# its main thread's 4 sleeps of 200 ms and 4 pipe waits of ~100 ms (the writer's sleep)
+	check "blocker: the timeline draws its main thread's waits as off-CPU spans ($(field blocker offcpu | cut -f4-8 | tr '\t' ' '): >= 8, >= 1080 ms, one >= 190 ms)" \
+		is blocker offcpu '$4 >= 8 && $5 >= 1080 && $6 >= 190'
+	check "blocker: and its spins as on-CPU spans" is blocker offcpu '$7 >= 4'
+	check "blocker: the blocked view keeps the range too" in_range blocker
 fi
 if $dotnet_trace; then
 	hot=$(field dotnet view | awk -F'\t' '$3 == "cpu-clock" { print $5 }' | tr '|' '\n' | grep -m1 'Profiled::Hot')
@@ -180,6 +215,7 @@ if $dotnet_trace; then
 	check "dotnet: the JIT table has the $jits methods of -runtime jit" \
 		test "$(field dotnet panel | awk -F'\t' '$3 == "jit" { print $4 }')" = "$([ "$jits" = 0 ] || echo "$jits")"
 	check "dotnet: a time range changes the total" is dotnet range '$4 > 0 && $4 < $3'
+	check "dotnet: every view (switched to) keeps the range: its total is the range's" in_range dotnet
 fi
 echo "screenshots: $SHOTS"
 ls "$SHOTS"

@@ -114,7 +114,8 @@
   function drawFacts() {
     var v = S.view;
     facts.textContent = v.perfview + ': ' + PC.amount(v, v.total) +
-      (S.range ? ' in ' + (S.range.a / 1000).toFixed(1) + '\u2013' + (S.range.b / 1000).toFixed(1) + ' ms' : '') +
+      (S.range ? (v.ranged ? ' in ' + (S.range.a / 1000).toFixed(1) + '\u2013' + (S.range.b / 1000).toFixed(1) + ' ms'
+                           : ' in the whole trace (this view\'s events have no times)') : '') +
       (v.base ? '; against ' + v.baseName + ' (red: more, blue: less, as shares of each total)' : '');
     rangeLabel.textContent = S.range ? 'range ' + (S.range.a / 1000).toFixed(2) + '\u2013' +
       (S.range.b / 1000).toFixed(2) + ' ms of ' + (D.span / 1000).toFixed(1) + ' ms' : 'the whole trace, ' + (D.span / 1000).toFixed(1) + ' ms';
@@ -184,7 +185,6 @@
     S.view = v;
     S.zoom = 0;
     S.func = -1;
-    PC.setWeights(v, S.range);
     redraw();
   }
 
@@ -209,9 +209,11 @@
     if (S.panel === 'tree') drawPanel();
   }
 
+  /* A range filters every view (switching keeps it) and all drawn from their weights: the
+     flame graph, call tree, top functions, callers/callees, search's share. */
   function setRange(r) {
     S.range = r;
-    D.views.forEach(function (v) { if (v === S.view) PC.setWeights(v, r); });
+    D.views.forEach(function (v) { PC.setWeights(v, r); });
     if (S.zoom > 0 && !(S.view.tot[S.zoom] > 0)) S.zoom = 0;
     redraw();
   }

@@ -12,7 +12,7 @@ PC.el = function (tag, cls, text) {
 /* A table of rows (arrays of cells: text, or {text, cls, onclick}); sortable by a column. */
 PC.table = function (cols, rows, opts) {
   opts = opts || {};
-  var t = PC.el('table', 'grid'), head = PC.el('tr'), sortCol = opts.sortCol, desc = true;
+  var t = PC.el('table', 'grid' + (opts.cls ? ' ' + opts.cls : '')), head = PC.el('tr'), sortCol = opts.sortCol, desc = true;
   cols.forEach(function (c, i) {
     var th = PC.el('th', null, c);
     th.addEventListener('click', function () {
@@ -41,8 +41,10 @@ PC.table = function (cols, rows, opts) {
       var tr = PC.el('tr');
       row.forEach(function (c, ci) {
         var obj = c && typeof c === 'object';
-        var td = PC.el('td', obj ? c.cls : typeof c === 'number' ? 'n' : null,
-                       obj ? c.text : typeof c === 'number' ? PC.num(c, (opts.intCols || []).indexOf(ci) >= 0 ? 0 : opts.digits || 0) : c);
+        /* ids (pids, thread ids) as they are, counts with separators, the rest with digits */
+        var num = typeof c === 'number' && ((opts.idCols || []).indexOf(ci) >= 0 ? String(c)
+          : PC.num(c, (opts.intCols || []).indexOf(ci) >= 0 ? 0 : opts.digits || 0));
+        var td = PC.el('td', obj ? c.cls : typeof c === 'number' ? 'n' : null, obj ? c.text : num || c);
         if (obj && c.onclick) { td.classList.add('link'); td.addEventListener('click', c.onclick); }
         tr.appendChild(td);
       });
@@ -129,13 +131,24 @@ PC.callTree = function (D, v, hits, onPick) {
   return root;
 };
 
+/* PerfView's GCStats columns (the last, the pause on the timeline's axis, is not shown). */
 PC.gcTable = function (D) {
-  var cols = D.gcCols.slice(0, -1);
-  return PC.table(cols, D.gcs.map(function (r) { return r.slice(0, -1); }), {digits: 3, intCols: [0, 1, 2, 18]});
+  var cols = D.gcCols.slice(0, -1), box = PC.el('div');
+  var ints = ['GC Index', 'Gen', 'Pinned Obj', 'CPU samples in pause'].map(function (c) {
+    return cols.indexOf(c);
+  });
+  box.appendChild(PC.el('p', 'note', 'As PerfView\'s GCStats (MB: 10^6 bytes). Without the heaps\' ' +
+    'histories (GCPerHeapHistory), Gen0 Alloc MB and Peak MB are estimated from the allocation ' +
+    'ticks and the fragmentation is not known (\u2013).'));
+  box.appendChild(PC.table(cols, D.gcs.map(function (r) {
+    return r.slice(0, -1).map(function (c) { return c === null ? '\u2013' : c; });
+  }),
+                           {digits: 3, intCols: ints, idCols: [cols.indexOf('pid')], cls: 'gc'}));
+  return box;
 };
 
 PC.jitTable = function (D) {
-  return PC.table(D.jitCols, D.jits, {digits: 3, sortCol: 3, limit: 500, intCols: [0, 4, 6]});
+  return PC.table(D.jitCols, D.jits, {digits: 3, sortCol: 3, limit: 500, intCols: [4], idCols: [0, 6]});
 };
 
 /* The recording's facts and what it did and did not collect. */

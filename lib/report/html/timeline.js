@@ -56,11 +56,23 @@ PC.Timeline.prototype.setRange = function (r) {
   this.onRange(r);
 };
 
-/* Rows: the threads with the most events first. */
+/* The views drawn: the first CPU one (on-CPU spans), blocked time, exceptions. */
+PC.Timeline.prototype.drawn = function () {
+  var d = {cpu: null, blocked: null, exc: null};
+  this.D.views.forEach(function (v) {
+    if (v.kind === 0 && !d.cpu) d.cpu = v;
+    if (v.kind === 1) d.blocked = v;
+    if (v.kind === 3) d.exc = v;
+  });
+  return d;
+};
+
+/* Rows: the threads with the most events drawn first (a thread with events of other views
+   only, such as the tasks a sched_switch names, would be an empty row). */
 PC.Timeline.prototype.rows = function () {
-  var D = this.D, count = new Float64Array(D.threads.length);
-  D.views.forEach(function (v) {
-    v.timed.forEach(function (th) { count[th.thread] += th.t.length; });
+  var D = this.D, count = new Float64Array(D.threads.length), d = this.drawn();
+  [d.cpu, d.blocked].forEach(function (v) {
+    if (v) v.timed.forEach(function (th) { count[th.thread] += th.t.length; });
   });
   var order = D.threads.map(function (t, i) { return i; })
     .filter(function (i) { return count[i] > 0; });
@@ -72,12 +84,7 @@ PC.Timeline.prototype.draw = function () {
   var D = this.D, W = this.width(), L = this.label, rowH = this.rowH;
   var rows = this.rows(), rowOf = {};
   rows.forEach(function (t, i) { rowOf[t] = i; });
-  var cpu = null, blocked = null, exc = null;
-  D.views.forEach(function (v) {
-    if (v.kind === 0 && !cpu) cpu = v;
-    if (v.kind === 1) blocked = v;
-    if (v.kind === 3) exc = v;
-  });
+  var d = this.drawn(), cpu = d.cpu, blocked = d.blocked, exc = d.exc;
   var top = 16 + (exc ? rowH : 0) + (D.gcs && D.gcs.length ? rowH : 0);
   var H = top + rows.length * rowH + 4, dpr = window.devicePixelRatio || 1;
   this.canvas.width = Math.round((W + L) * dpr);
@@ -85,6 +92,8 @@ PC.Timeline.prototype.draw = function () {
   this.canvas.style.width = (W + L) + 'px';
   this.canvas.style.height = H + 'px';
   var g = this.canvas.getContext('2d'), span = D.span, x = function (us) { return L + us / span * W; };
+  /* what was drawn, for the tests: {tid, kind: 'on' | 'off', a, b} in us */
+  var spans = this.spans = [];
   g.setTransform(dpr, 0, 0, dpr, 0, 0);
   g.clearRect(0, 0, W + L, H);
   g.font = '11px sans-serif';
@@ -93,8 +102,10 @@ PC.Timeline.prototype.draw = function () {
   g.fillStyle = '#444';
   for (var k = 0; k <= 10; k++) {
     var us = span * k / 10;
-    g.fillText((us / 1000).toFixed(us < 10000 ? 1 : 0) + ' ms', Math.min(x(us), L + W - 40), 7);
+    g.textAlign = k === 10 ? 'right' : 'left'; /* the last one ends at the plot's end */
+    g.fillText((us / 1000).toFixed(us < 10000 ? 1 : 0) + ' ms', x(us), 7);
   }
+  g.textAlign = 'left';
   var y = 16;
   if (D.gcs && D.gcs.length) {
     g.fillStyle = '#000';
@@ -130,10 +141,12 @@ PC.Timeline.prototype.draw = function () {
     g.fillStyle = 'rgba(60,90,220,0.55)';
     blocked.timed.forEach(function (th) {
       if (!(th.thread in rowOf)) return;
-      var ry = y + rowOf[th.thread] * rowH;
+      var ry = y + rowOf[th.thread] * rowH, tid = D.threads[th.thread][1];
       for (var i = 0; i < th.t.length; i++) {
-        var w = (th.w ? th.w[i] : 1) / 1000 / span * W;
-        g.fillRect(x(th.t[i]), ry + 3, Math.max(1, w), rowH - 7);
+        /* a wait starts at its time and lasts its weight (ns) */
+        var us = (th.w ? th.w[i] : 1) / 1000;
+        g.fillRect(x(th.t[i]), ry + 3, Math.max(1, us / span * W), rowH - 7);
+        spans.push({tid: tid, kind: 'off', a: th.t[i], b: th.t[i] + us});
       }
     });
   }
@@ -156,10 +169,12 @@ PC.Timeline.prototype.draw = function () {
     cpu.timed.forEach(function (th) {
       if (!(th.thread in rowOf) || !th.t.length) return;
       var ry = y + rowOf[th.thread] * rowH, i, step = Math.min(median(th), interval), start = th.t[0];
+      var tid = D.threads[th.thread][1];
       for (i = 1; i <= th.t.length; i++) {
         if (i < th.t.length && th.t[i] - th.t[i - 1] <= 3 * step) continue;
         var end = th.t[i - 1] + step;
         g.fillRect(x(start), ry + 1, Math.max(1, x(end) - x(start)), rowH - 3);
+        spans.push({tid: tid, kind: 'on', a: start, b: end});
         if (i < th.t.length) start = th.t[i];
       }
     });
