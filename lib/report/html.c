@@ -4,16 +4,18 @@
  *    "frames": {"name": [...], "module": [...], "kind": [...]}, "kinds": [...],
  *    "views": [{"id", "name", "perfview", "what", "unit", "div", "cool",
  *               "parent": [...], "func": [...], "self": [...],     (preorder, root first)
- *               "times": [[thread, "us", "nodes", [weight...]?], ...],
+ *               "leaves": [node...], "times": [[thread, "us", "leaves", [weight...]?], ...],
  *               "base": [...], "baseTotal", "baseName"}],          (-diff)
  *    "threads": [[pid, tid, name], ...], "span": us,
  *    "gcCols": [...], "gcs": [[...], ...], "jitCols": [...], "jits": [[...], ...],
  *    "findings": [...], "warnings": [...]}
  *
- * Times are microseconds from the first event ("t0", ns on the trace's clock), each
- * thread's first absolute, the rest as differences; times and nodes are LEB128 varuints in
- * base64 (400k samples: 2.7 MB where JSON numbers took 4.4).  A node's weight is its self; the page
- * adds totals up the preorder. */
+ * Times are microseconds from the first event ("t0", ns on the trace's clock), per thread as
+ * the change of the difference from the event before (the first difference from 0), zigzag
+ * LEB128 varints in base64; an event's node is its place in the view's "leaves" (the nodes
+ * its events weigh on, the most frequent first), a LEB128 varuint in base64 (400k samples:
+ * 1.4 MB, 4.4 as JSON numbers).  A
+ * node's weight is its self; the page adds totals up the preorder. */
 #include "html.h"
 #include "html_assets.h"
 #include "view_text.h"
@@ -134,9 +136,22 @@ static size_t thread_index(const struct thread_list *tl, int32_t tid)
 	return LOWER_BOUND(tl->n, i, tl->tid[i] < tid);
 }
 
-/* "times" of view vi: its events per thread, in time order. */
+/* Nodes by their count of events (arg), most first. */
+static int cmp_leaf(const void *a, const void *b, void *arg)
+{
+	const uint32_t *count = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (count[x] != count[y])
+		return count[x] > count[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* "leaves" and "times" of view vi: the nodes its events weigh on, most events first, and
+ * its events per thread in time order, each node as its place in "leaves" (the frequent
+ * ones take one or two bytes; preorder places take three in a large tree).  nn: the tree's
+ * nodes. */
 static void write_times(struct hw *w, uint32_t vi, const struct event_tree *e, const uint32_t *pos,
-			const struct thread_list *tl, uint64_t t0)
+			size_t nn, const struct thread_list *tl, uint64_t t0)
 {
 	const struct html_times *ts = w->j->times;
 	const struct html_time **ev = xmalloc((ts->n ? ts->n : 1) * sizeof(*ev));
@@ -145,6 +160,19 @@ static void write_times(struct hw *w, uint32_t vi, const struct event_tree *e, c
 		if (ts->ev[i].view == vi)
 			ev[n++] = &ts->ev[i];
 	qsort(ev, n, sizeof(*ev), cmp_time);
+	uint32_t *count = xcalloc(nn, sizeof(*count)), *leaves = xmalloc(nn * sizeof(*leaves));
+	uint32_t *rank = xmalloc(nn * sizeof(*rank));
+	size_t nleaves = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!count[pos[view_node(w->v, e, ev[i]->node)]]++)
+			leaves[nleaves++] = pos[view_node(w->v, e, ev[i]->node)];
+	qsort_r(leaves, nleaves, sizeof(*leaves), cmp_leaf, count);
+	fputs(",\n\"leaves\":[", w->out);
+	for (size_t k = 0; k < nleaves; k++) {
+		rank[leaves[k]] = (uint32_t)k;
+		fprintf(w->out, "%s%u", k ? "," : "", leaves[k]);
+	}
+	putc(']', w->out);
 	fputs(",\"times\":[", w->out);
 	for (size_t i = 0, first = 1; i < n;) {
 		size_t end = i;
@@ -153,19 +181,22 @@ static void write_times(struct hw *w, uint32_t vi, const struct event_tree *e, c
 			weighted |= ev[end++]->weight != 1;
 		fprintf(w->out, "%s\n[%zu,", first ? "" : ",", thread_index(tl, ev[i]->tid));
 		first = 0;
-		/* times as varuint differences, nodes as varuints, each in base64 */
+		/* times as zigzag varints of the change of their difference (a thread sampled at
+		 * a steady rate has differences alike: one byte each), nodes as varuints, each
+		 * in base64 */
 		struct bytebuf b = {0};
-		uint64_t prev = 0;
+		uint64_t prev = 0, prev_gap = 0;
 		for (size_t k = i; k < end; k++) {
 			uint64_t us = (ev[k]->time_ns - t0) / 1000;
-			bytebuf_varuint(&b, us - prev);
+			bytebuf_varint(&b, (int64_t)(us - prev) - (int64_t)prev_gap);
+			prev_gap = us - prev;
 			prev = us;
 		}
 		json_put_base64(w->out, b.data, b.len);
 		putc(',', w->out);
 		b.len = 0;
 		for (size_t k = i; k < end; k++)
-			bytebuf_varuint(&b, pos[view_node(w->v, e, ev[k]->node)]);
+			bytebuf_varuint(&b, rank[pos[view_node(w->v, e, ev[k]->node)]]);
 		json_put_base64(w->out, b.data, b.len);
 		bytebuf_free(&b);
 		if (weighted) {
@@ -180,6 +211,9 @@ static void write_times(struct hw *w, uint32_t vi, const struct event_tree *e, c
 	}
 	putc(']', w->out);
 	free(ev);
+	free(count);
+	free(leaves);
+	free(rank);
 }
 
 /* One view: its names, its tree, its events' times (e: the view's tree, NULL for the
@@ -229,7 +263,7 @@ static void write_view(struct hw *w, const char *id, const struct calltree *t, e
 		str(w, w->j->base_name);
 	}
 	if (w->j->times && tl)
-		write_times(w, vi, e, pos, tl, t0);
+		write_times(w, vi, e, pos, n, tl, t0);
 	putc('}', w->out);
 	free(order);
 	free(pos);

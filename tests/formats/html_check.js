@@ -127,11 +127,13 @@ async function check(browser, s) {
       await page.mouse.move(box.left + box.label + plot * 0.5, y, {steps: 4});
       await page.mouse.up();
       const after = await page.evaluate(() => [window.pcReport.state.view.total,
-        document.querySelector('.facts').textContent]);
-      out(s.name, 'range', before, after[0], after[1]);
+        document.querySelector('.facts').textContent, window.pcReport.state.range.a,
+        window.pcReport.state.range.b]);
+      out(s.name, 'range', before, ...after);
       await page.screenshot({path: path.join(outdir, `${s.name}-range.png`), fullPage: true});
       // every view keeps the range: its total, the weight of its events inside the range
-      // (from the page's decoded times), its whole total, what the page says
+      // (from the page's decoded times; a wait of the blocked view, the ns of it inside),
+      // its whole total, what the page says
       for (const id of views) {
         await page.click(`button.view[data-view="${id}"]`);
         const r = await page.evaluate(() => {
@@ -139,11 +141,18 @@ async function check(browser, s) {
           let inside = 0, whole = 0;
           for (let i = 0; i < v.fullSelf.length; i++) whole += v.fullSelf[i];
           v.timed.forEach((th) => {
-            for (let k = 0; k < th.t.length; k++)
-              if (th.t[k] >= g.a && th.t[k] <= g.b) inside += th.w ? th.w[k] : 1;
+            for (let k = 0; k < th.t.length; k++) {
+              const w = th.w ? th.w[k] : 1;
+              if (v.kind === 1) {
+                const from = Math.max(g.a, th.t[k]), to = Math.min(g.b, th.t[k] + w / 1000);
+                if (to > from) inside += Math.round((to - from) * 1000);
+              } else if (th.t[k] >= g.a && th.t[k] <= g.b) {
+                inside += w;
+              }
+            }
           });
           return [v.total, v.timed.length ? inside : whole, whole,
-                  document.querySelector('.facts').textContent];
+                  document.querySelector('.facts').textContent, g.a, g.b];
         });
         out(s.name, 'range_view', id, ...r);
         await page.screenshot({path: path.join(outdir, `${s.name}-range-${id.replace(/[^\w.-]/g, '_')}.png`), fullPage: true});

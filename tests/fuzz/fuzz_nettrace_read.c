@@ -53,6 +53,7 @@ static void decode(const struct nettrace_event *e, unsigned ptr)
 	struct rt_gc_suspend su;
 	struct rt_gc_heap_stats hs;
 	struct rt_gc_triggered tr;
+	struct rt_gc_per_heap ph;
 	struct rt_alloc_tick at;
 	struct rt_exception x;
 	struct rt_exception_catch xc;
@@ -79,6 +80,10 @@ static void decode(const struct nettrace_event *e, unsigned ptr)
 	case RT_GC_TRIGGERED:
 		if (rt_decode_gc_triggered(e, &tr) == 0)
 			sink += tr.reason;
+		break;
+	case RT_GC_PER_HEAP_HISTORY:
+		if (rt_decode_gc_per_heap(e, ptr, &ph) == 0)
+			sink += ph.ngens + ph.obj_before[0] + ph.frag_after[0];
 		break;
 	case RT_GC_ALLOCATION_TICK:
 		if (rt_decode_alloc_tick(e, ptr, &at) == 0) {

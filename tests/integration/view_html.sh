@@ -174,7 +174,12 @@ check "markup: search finds cold_leaf: 300 of 901 samples, one function, highlig
 	test "$(field markup search | cut -f4-6)" = "Matched: 33.30% of 901 samples (1 functions)	1	1"
 check "markup: a time range (a quarter of the trace) changes the total" \
 	is markup range '$3 == 901 && $4 > 0 && $4 < $3'
-# range_view PAGE VIEW TOTAL INSIDE WHOLE FACTS: after the range, each view switched to
+# its samples are at 0-899 ms (one a ms) and 1500 ms: the range [A, B] us holds those in it
+expect=$(field markup range | awk -F'\t' '{ for (t = 0; t <= 1500; t++)
+	if ((t < 900 || t == 1500) && t * 1000 >= $6 && t * 1000 <= $7) n++; print n + 0 }')
+check "markup: the range's total is the samples' count inside it ($expect), the page's times decoded right" \
+	is markup range "\$4 == $expect"
+# range_view PAGE VIEW TOTAL INSIDE WHOLE FACTS A B: after the range, each view switched to
 in_range() { # PAGE: every view's total is its events' weight inside the range, said on the page
 	is "$1" range_view '$4 == $5 && $7 ~ / in [0-9.]+[^ ]+ ms/'
 }
@@ -198,6 +203,8 @@ if $blocker_trace; then
 		is blocker offcpu '$4 >= 8 && $5 >= 1080 && $6 >= 190'
 	check "blocker: and its spins as on-CPU spans" is blocker offcpu '$7 >= 4'
 	check "blocker: the blocked view keeps the range too" in_range blocker
+	check "blocker: its waits count their part inside the range: at most its two threads' span ($(field blocker range_view | awk -F'\t' '$3 == "blocked" { printf "%.1f ms in %.1f ms", $4 / 1e6, ($9 - $8) / 1e3 }'))" \
+		is blocker range_view '$3 != "blocked" || ($4 > 0 && $4 <= 2 * ($9 - $8) * 1000)'
 fi
 if $dotnet_trace; then
 	hot=$(field dotnet view | awk -F'\t' '$3 == "cpu-clock" { print $5 }' | tr '|' '\n' | grep -m1 'Profiled::Hot')

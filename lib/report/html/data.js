@@ -30,11 +30,20 @@ PC.prepareView = function (D, v, index) {
   /* The events' times, absolute (us from t0), per thread. */
   v.timed = [];
   (v.times || []).forEach(function (t) {
-    var abs = PC.varuints(t[1], Float64Array);
-    for (var k = 1; k < abs.length; k++) abs[k] += abs[k - 1];
-    v.timed.push({thread: t[0], t: abs, node: PC.varuints(t[2], Uint32Array), w: t[3] || null});
+    /* zigzag: the change of the difference from the event before */
+    var abs = PC.varuints(t[1], Float64Array), gap = 0, at = 0;
+    for (var k = 0; k < abs.length; k++) {
+      var z = abs[k];
+      gap += z % 2 ? -(z + 1) / 2 : z / 2;
+      at += gap;
+      abs[k] = at;
+    }
+    var node = PC.varuints(t[2], Uint32Array);
+    for (var j = 0; j < node.length; j++) node[j] = v.leaves[node[j]];
+    v.timed.push({thread: t[0], t: abs, node: node, w: t[3] || null});
   });
   delete v.times;
+  delete v.leaves;
   PC.setWeights(v, null);
 };
 
@@ -51,7 +60,9 @@ PC.varuints = function (b64, Type) {
   return out;
 };
 
-/* The view's weights: the whole trace (range null) or the events in [range.a, range.b] us. */
+/* The view's weights: the whole trace (range null) or the events in [range.a, range.b] us;
+   blocked time (kind 1: a wait from its time for its weight in ns) counts the part of each
+   wait inside the range. */
 PC.setWeights = function (v, range) {
   var n = v.n, self, i;
   if (!range || !v.timed.length) {
@@ -59,8 +70,15 @@ PC.setWeights = function (v, range) {
   } else {
     self = new Float64Array(n);
     v.timed.forEach(function (th) {
-      for (var k = 0; k < th.t.length; k++)
-        if (th.t[k] >= range.a && th.t[k] <= range.b) self[th.node[k]] += th.w ? th.w[k] : 1;
+      for (var k = 0; k < th.t.length; k++) {
+        var t = th.t[k], w = th.w ? th.w[k] : 1;
+        if (v.kind === 1) {
+          var part = Math.min(range.b, t + w / 1000) - Math.max(range.a, t);
+          if (part > 0) self[th.node[k]] += Math.round(part * 1000);
+        } else if (t >= range.a && t <= range.b) {
+          self[th.node[k]] += w;
+        }
+      }
     });
   }
   var tot = Float64Array.from(self);
