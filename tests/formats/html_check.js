@@ -211,8 +211,10 @@ async function check(browser, s) {
       return r ? r.textContent.slice(0, 200) : '';
     });
     out(s.name, 'panel', tab, rows, first);
-    // the tabs and the panel's first 900 px (a full page of a long table is too tall to see)
+    // the tabs and the panel's first 900 px (a full page of a long table is too tall to see),
+    // scrolled to the top (a table's sticky header would cover rows of the clip)
     const clip = await page.evaluate(() => {
+      window.scrollTo(0, 0);
       const y = document.querySelector('nav.tabs').getBoundingClientRect().top + window.scrollY;
       return {x: 0, y: Math.max(0, y - 10), width: 1400,
               height: Math.max(100, Math.min(900, document.documentElement.scrollHeight - y + 10))};
