@@ -349,7 +349,7 @@ static size_t load_minidebuginfo(struct dso *d, const struct runtime *rt)
 	GElf_Shdr sh;
 	Elf_Scn *scn = find_section(rt->elf, ".gnu_debugdata", SHT_PROGBITS, &sh);
 	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
-	if (!data || !data->d_size)
+	if (!data || !data->d_buf || !data->d_size)
 		return 0;
 	size_t size;
 	void *image = unxz(data->d_buf, data->d_size, &size);
@@ -454,7 +454,9 @@ static bool load_debug_files(struct dso *d, const struct runtime *rt, const char
 	Elf_Scn *scn = find_section(rt->elf, ".gnu_debuglink", SHT_NULL, &sh);
 	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
 	const char *link =
-	    data && data->d_size && memchr(data->d_buf, 0, data->d_size) ? data->d_buf : NULL;
+	    data && data->d_buf && data->d_size && memchr(data->d_buf, 0, data->d_size)
+		? data->d_buf
+		: NULL;
 	bool ok = false;
 	char *p;
 	for (size_t i = 0;
