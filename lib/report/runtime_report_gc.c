@@ -289,7 +289,8 @@ static uint64_t heap_before(const struct rt_process *p, size_t k)
 	double sum = 0;
 	for (int gen = 0; gen < 5; gen++)
 		sum += gen_before(p, k, gen);
-	return (uint64_t)sum;
+	/* sizes come from the trace: a sum past 2^64 (or NaN) is a broken file, shown as 0 */
+	return sum >= 0 && sum < 18446744073709551616.0 ? (uint64_t)sum : 0;
 }
 
 /* What was allocated in gen0 since the GC before (GetUserAllocated): from the heaps'
