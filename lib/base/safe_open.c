@@ -77,6 +77,36 @@ static int walk(pid_t pid, char *dirs, const char *shown)
 	return walk_from(open_root(pid, shown), dirs, shown);
 }
 
+/* An O_PATH fd of path's last component (path absolute), reached from the directory fd (taken)
+ * by the one walk; the component itself is not followed (a symlink there comes back as the
+ * link) and nothing is really opened yet: no FIFO to block on, no device to wake.  -1 with
+ * pc_err() when the walk or the component fails, or the component is "", "." or "..". */
+static int walk_to(int fd, const char *path, const char *shown)
+{
+	char *dirs = xstrdup(path);
+	char *name = strrchr(dirs, '/');
+	*name++ = 0;
+	int pathfd = -1;
+	bool dots = !strcmp(name, "..");
+	if (dots || !*name || !strcmp(name, ".")) {
+		if (fd >= 0)
+			close(fd);
+		refused(EINVAL, dots ? pc_err("%s: contains '..'", shown)
+				     : pc_err("%s: not a regular file", shown));
+	} else {
+		int dirfd = walk_from(fd, dirs, shown);
+		pathfd = dirfd < 0 ? -1 : openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (dirfd >= 0 && pathfd < 0)
+			pc_err_errno("%s", shown);
+		if (dirfd >= 0)
+			close_keeping_errno(dirfd);
+	}
+	int saved = errno;
+	free(dirs);
+	errno = saved;
+	return pathfd;
+}
+
 int root_open_dir(pid_t pid, const char *dir)
 {
 	char *shown = xasprintf("/proc/%d/root%s", (int)pid, dir);
@@ -137,31 +167,11 @@ static int open_in_root(pid_t pid, const char *path, uid_t owner_uid, uint64_t m
 {
 	if (!path || path[0] != '/')
 		return refused(EINVAL, pc_err("%s: not an absolute path", path ? path : "(null)"));
-	char *dirs = xstrdup(path);
-	char *name = strrchr(dirs, '/');
-	*name++ = 0;
-	int fd = -1;
-	if (!*name || !strcmp(name, ".")) {
-		refused(EINVAL, pc_err("%s: not a regular file", path));
-	} else if (!strcmp(name, "..")) {
-		refused(EINVAL, pc_err("%s: contains '..'", path));
-	} else {
-		int dirfd = walk(pid, dirs, path);
-		/* O_PATH: nothing is really opened (no FIFO to block on, no device to wake)
-		 * until the checks passed. */
-		int pathfd = dirfd < 0 ? -1 : openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (dirfd >= 0 && pathfd < 0)
-			pc_err_errno("%s", path);
-		if (pathfd >= 0) {
-			fd = open_checked(pathfd, path, owner_uid, max_size, one_link);
-			close_keeping_errno(pathfd);
-		}
-		if (dirfd >= 0)
-			close_keeping_errno(dirfd);
-	}
-	int saved = errno;
-	free(dirs);
-	errno = saved;
+	int pathfd = walk_to(open_root(pid, path), path, path);
+	if (pathfd < 0)
+		return -1;
+	int fd = open_checked(pathfd, path, owner_uid, max_size, one_link);
+	close_keeping_errno(pathfd);
 	return fd;
 }
 
@@ -179,41 +189,30 @@ int safe_open_inode(const char *path, dev_t dev, uint64_t ino, uint64_t max_size
 {
 	if (!path || path[0] != '/')
 		return refused(EINVAL, pc_err("%s: not an absolute path", path ? path : "(null)"));
-	char *dirs = xstrdup(path);
-	char *name = strrchr(dirs, '/');
-	*name++ = 0;
-	int fd = -1, dirfd = -1, pathfd = -1;
+	int pathfd = walk_to(open_root(getpid(), path), path, path);
+	if (pathfd < 0)
+		return -1;
+	int fd = -1;
 	struct stat st;
-	if (!*name || !strcmp(name, ".") || !strcmp(name, "..")) {
-		refused(EINVAL, pc_err("%s: not a regular file", path));
-	} else if ((dirfd = walk(getpid(), dirs, path)) >= 0 &&
-		   (pathfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+	if (fstat(pathfd, &st) < 0) {
 		pc_err_errno("%s", path);
-	} else if (pathfd >= 0 && fstat(pathfd, &st) < 0) {
-		pc_err_errno("%s", path);
-	} else if (pathfd >= 0 && (st.st_dev != dev || (uint64_t)st.st_ino != ino)) {
+	} else if (st.st_dev != dev || (uint64_t)st.st_ino != ino) {
 		/* another file by that name: another mount namespace's, or replaced since */
 		refused(ESTALE,
 			pc_err("%s: not the file that was mapped (device %u:%u inode %llu, "
 			       "here %u:%u inode %llu)",
 			       path, major(dev), minor(dev), (unsigned long long)ino,
 			       major(st.st_dev), minor(st.st_dev), (unsigned long long)st.st_ino));
-	} else if (pathfd >= 0 && !S_ISREG(st.st_mode)) {
+	} else if (!S_ISREG(st.st_mode)) {
 		refused(EINVAL, pc_err("%s: not a regular file", path));
-	} else if (pathfd >= 0 && (uint64_t)st.st_size > max_size) {
+	} else if ((uint64_t)st.st_size > max_size) {
 		refused(EFBIG,
 			pc_err("%s: %llu bytes, more than the %llu read", path,
 			       (unsigned long long)st.st_size, (unsigned long long)max_size));
-	} else if (pathfd >= 0) {
+	} else {
 		fd = reopen_regular(pathfd, &st, path);
 	}
-	int saved = errno;
-	if (pathfd >= 0)
-		close(pathfd);
-	if (dirfd >= 0)
-		close(dirfd);
-	free(dirs);
-	errno = saved;
+	close_keeping_errno(pathfd);
 	return fd;
 }
 
@@ -242,18 +241,8 @@ int open_file_in_root(const char *root, const char *path)
 		 * walk that follows no symlink at all, never one that resolves them from our
 		 * side (an absolute link there would land on the host's file).  A mapping's
 		 * path has none: the kernel names the file it resolved. */
-		if (pathfd < 0 && (errno == ENOSYS || errno == EPERM)) {
-			char *dirs = xstrdup(path);
-			char *name = strrchr(dirs, '/');
-			*name++ = 0;
-			int dirfd = walk_from(dup(rootfd), dirs, shown);
-			pathfd = dirfd < 0 || !strcmp(name, "..")
-				     ? -1
-				     : openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-			if (dirfd >= 0)
-				close_keeping_errno(dirfd);
-			free(dirs);
-		}
+		if (pathfd < 0 && (errno == ENOSYS || errno == EPERM))
+			pathfd = walk_to(dup(rootfd), path, shown);
 		close_keeping_errno(rootfd);
 	}
 	struct stat st;
