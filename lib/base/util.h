@@ -67,6 +67,9 @@ int parse_size(const char *s, uint64_t *out);
  * *out gets it and 1 is returned; 0 when unset or empty (*out untouched); -1 with pc_err()
  * naming the variable when it is not a size (*out untouched). */
 int env_size(const char *name, uint64_t *out);
+/* The n bytes at p as lowercase hex digits into out (2n + 1 bytes: NUL-terminated, "" for
+ * n = 0); returns out. */
+char *hex_encode(const void *p, size_t n, char *out);
 /* Strict integer parsing: whole string, range checked. */
 int parse_int(const char *s, long min, long max, long *out);
 /* The hex digits at *p (no "0x"), at most 64 bits' worth; *p moves past them.  false when

@@ -253,14 +253,9 @@ void dotnet_guard_borrow(struct dotnet_guard *g, pid_t pid, uint64_t start, cons
 		return;
 	}
 	size_t olen = old_path ? strlen(old_path) : 0;
-	char *hex = xmalloc(2 * olen + 2);
-	strcpy(hex, "-");
-	for (size_t i = 0; old_path && i < olen; i++)
-		sprintf(hex + 2 * i, "%02x", (unsigned char)old_path[i]);
+	char *hex = hex_encode(old_path ? old_path : "", olen, xmalloc(2 * olen + 1));
 	char *line = xasprintf("b+ %d %llu %s %s\n", (int)pid, (unsigned long long)start, dir,
-			       old_path && olen ? hex
-			       : old_path	? ""
-						: "-");
+			       old_path ? hex : "-");
 	tell(g, line);
 	free(line);
 	free(hex);

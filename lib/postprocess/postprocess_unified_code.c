@@ -75,8 +75,7 @@ static int mapping_metadata(struct unified_code *c, const struct map *map, uint6
 	b->key = key;
 	b->id = c->next_metadata++;
 	char hex[2 * sizeof(elf.build_id) + 1];
-	for (size_t i = 0; i < elf.build_id_size; i++)
-		snprintf(hex + 2 * i, 3, "%02x", elf.build_id[i]);
+	hex_encode(elf.build_id, elf.build_id_size, hex);
 	char json[256];
 	if (elf.has_exec_load)
 		snprintf(json, sizeof(json),

@@ -444,9 +444,7 @@ struct pprof_build_id *view_read_build_ids(const char *input, size_t *n)
 		out = xcalloc(nb, sizeof(*out));
 	for (size_t i = 0; i < nb; i++) {
 		char hex[41];
-		for (size_t k = 0; k < ids[i].size && k < 20; k++)
-			snprintf(hex + 2 * k, 3, "%02x", ids[i].id[k]);
-		hex[2 * (ids[i].size < 20 ? ids[i].size : 20)] = '\0';
+		hex_encode(ids[i].id, ids[i].size < 20 ? ids[i].size : 20, hex);
 		out[i].dso = xstrdup(ids[i].filename);
 		out[i].hex = xstrdup(hex);
 	}

@@ -442,8 +442,7 @@ char *dso_debug_path(size_t i, const char *path, const char *link, const uint8_t
 	if (!idlen || i != 0)
 		return NULL;
 	char hex[2 * 64 + 1];
-	for (size_t k = 0; k < idlen && k < 64; k++)
-		sprintf(hex + 2 * k, "%02x", id[k]);
+	hex_encode(id, idlen < 64 ? idlen : 64, hex);
 	return xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
 }
 
@@ -662,10 +661,9 @@ int dso_check_file(int fd, enum symfile_kind kind, const uint8_t *id, size_t idl
 	size_t gotlen = read_build_id(elf, got, sizeof(got));
 	GElf_Shdr sh;
 	if (gotlen != idlen || memcmp(got, id, idlen)) {
-		char hex[2 * sizeof(got) + 1] = "none";
-		for (size_t i = 0; i < gotlen; i++)
-			sprintf(hex + 2 * i, "%02x", got[i]);
-		rc = pc_err("its build-id is %s, not the one asked for", hex);
+		char hex[2 * sizeof(got) + 1];
+		rc = pc_err("its build-id is %s, not the one asked for",
+			    gotlen ? hex_encode(got, gotlen, hex) : "none");
 	} else if (kind == SYMFILE_DEBUG) {
 		Elf_Scn *scn = find_section(elf, NULL, SHT_SYMTAB, &sh);
 		if (!scn || !sh.sh_entsize || sh.sh_size < 2 * sh.sh_entsize)

@@ -67,12 +67,9 @@ const char *symcache_dir(const struct symcache *c)
 
 static void id_hex(const uint8_t *id, size_t n, size_t pad_to, char *out)
 {
-	size_t i = 0;
-	for (; i < n; i++)
-		sprintf(out + 2 * i, "%02x", id[i]);
-	for (; i < pad_to; i++)
-		memcpy(out + 2 * i, "00", 3);
-	out[2 * i] = 0;
+	hex_encode(id, n, out);
+	for (size_t i = n; i < pad_to; i++)
+		memcpy(out + 2 * i, "00", 3); /* its NUL after each pair */
 }
 
 /* The file's name as a key component, lower case; NULL when it cannot be one. */

@@ -378,10 +378,9 @@ static void on_done(void *arg, const struct http_result *r)
 static const char *short_id(const struct symsrv_file *file, char *buf, size_t size)
 {
 	size_t n = file->build_id_size > 4 ? 4 : file->build_id_size;
-	size_t l = 0;
-	for (size_t i = 0; i < n && l + 3 < size; i++)
-		l += (size_t)snprintf(buf + l, size - l, "%02x", file->build_id[i]);
-	snprintf(buf + l, size - l, "%s", file->build_id_size > n ? "..." : "");
+	char hex[2 * 4 + 1];
+	snprintf(buf, size, "%s%s", hex_encode(file->build_id, n, hex),
+		 file->build_id_size > n ? "..." : "");
 	return buf;
 }
 
