@@ -256,6 +256,22 @@ static int empty_dir(int dirfd, const char *shown)
 	return r;
 }
 
+int rm_rf_at(int dirfd, const char *name, const char *shown)
+{
+	if (unlinkat(dirfd, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	int fd = errno == EISDIR || errno == EPERM
+		     ? openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+		     : -1;
+	if (fd < 0)
+		return pc_err_errno("cannot remove %s", shown);
+	if (empty_dir(fd, shown) < 0)
+		return -1;
+	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return pc_err_errno("cannot remove %s", shown);
+	return 0;
+}
+
 int rm_rf(const char *path)
 {
 	/* The last component is taken relative to its parent, as every step below it. */
@@ -270,20 +286,9 @@ int rm_rf(const char *path)
 		*slash = 0;
 		pfd = open(slash == parent ? "/" : parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
-	int r = 0;
-	if (pfd == -1) {
-		r = errno == ENOENT ? 0 : pc_err_errno("cannot open the directory of %s", path);
-	} else if (unlinkat(pfd, name, 0) < 0 && errno != ENOENT) {
-		int fd = errno == EISDIR || errno == EPERM
-			     ? openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-			     : -1;
-		if (fd < 0)
-			r = pc_err_errno("cannot remove %s", path);
-		else if (empty_dir(fd, path) < 0)
-			r = -1;
-		else if (unlinkat(pfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-			r = pc_err_errno("cannot remove %s", path);
-	}
+	int r = pfd == -1
+		    ? (errno == ENOENT ? 0 : pc_err_errno("cannot open the directory of %s", path))
+		    : rm_rf_at(pfd, name, path);
 	if (pfd >= 0)
 		close(pfd);
 	free(parent);

@@ -55,6 +55,8 @@ char *make_temp_dir(const char *what);
  * is relative to a directory fd opened without following a symlink, so a symlink swapped
  * in meanwhile is removed itself, never followed. */
 int rm_rf(const char *path);
+/* The same for name in the directory dirfd (not closed); shown names it in messages. */
+int rm_rf_at(int dirfd, const char *name, const char *shown);
 /* An exclusive lock on directory dir (flock: held while the returned fd is open, released
  * by the kernel when the holder dies).  Returns the fd; -1 when another process holds it
  * (*holder: its pid, 0 if unknown) or the directory cannot be opened (*holder -1, message

@@ -9,7 +9,6 @@
 #include "dotnet_ipc.h"
 #include "eventpipe_session.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -288,19 +287,9 @@ static int remove_private_dir(pid_t pid, const char *dir)
 	free(parent);
 	if (pfd < 0)
 		return -1;
-	int r = 0;
-	int fd = openat(pfd, slash + 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	if (d) {
-		for (struct dirent *e; (e = readdir(d));)
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				unlinkat(dirfd(d), e->d_name, 0);
-		closedir(d);
-	} else if (fd >= 0) {
-		close(fd);
-	}
-	if (unlinkat(pfd, slash + 1, AT_REMOVEDIR) < 0 && errno != ENOENT)
-		r = pc_err_errno("cannot remove /proc/%d/root%s", (int)pid, dir);
+	char *shown = xasprintf("/proc/%d/root%s", (int)pid, dir);
+	int r = rm_rf_at(pfd, slash + 1, shown);
+	free(shown);
 	close(pfd);
 	return r;
 }
