@@ -18,7 +18,6 @@
 struct zip_perfdata {
 	struct perfdata_rewrite *rw;
 	char *path;
-	bool finished;
 	uint64_t chain[MAX_CHAIN];
 };
 
@@ -112,7 +111,6 @@ const char *zip_perfdata_finish(struct zip_perfdata *z)
 	log_info("perf.data in the zip: the samples with their unwound call chains instead of "
 		 "the stack copies, %" PRIu64 " bytes of records in %" PRIu64 " (zstd %d)",
 		 raw, file, ZIP_PERFDATA_ZSTD);
-	z->finished = true;
 	return z->path;
 }
 
