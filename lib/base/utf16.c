@@ -1,22 +1,19 @@
 /* utf16: see utf16.h. */
 #include "utf16.h"
 
-#include <string.h>
-
-int32_t utf8_decode(const unsigned char *s, size_t avail, size_t *len)
+/* The code point of the UTF-8 sequence at s (its length in *len), -1 when it is not valid
+ * UTF-8 (RFC 3629: shortest form, no surrogates, at most U+10FFFF). */
+static int32_t utf8_decode(const unsigned char *s, size_t *len)
 {
 	static const uint32_t min[4] = {0, 0x80, 0x800, 0x10000};
-	if (!avail)
-		return -1;
 	uint32_t c = s[0];
 	size_t n = c < 0x80		   ? 1
 		   : c >= 0xc2 && c < 0xe0 ? 2
 		   : c >= 0xe0 && c < 0xf0 ? 3
 		   : c >= 0xf0 && c < 0xf5 ? 4
 					   : 0;
-	if (!n || n > avail)
-		return -1; /* a continuation byte, 0xc0/0xc1 (always overlong), above 0xf4, or cut
-			    */
+	if (!n)
+		return -1; /* a continuation byte, 0xc0/0xc1 (always overlong) or above 0xf4 */
 	c &= n == 1 ? 0x7f : n == 2 ? 0x1f : n == 3 ? 0x0f : 0x07;
 	for (size_t i = 1; i < n; i++) {
 		if ((s[i] & 0xc0) != 0x80)
@@ -32,10 +29,9 @@ int32_t utf8_decode(const unsigned char *s, size_t avail, size_t *len)
 int utf16_from_utf8(struct bytebuf *b, const char *s, size_t *units)
 {
 	size_t start = b->len, n = 0;
-	const unsigned char *end = (const unsigned char *)s + strlen(s);
 	for (const unsigned char *u = (const unsigned char *)s; *u;) {
 		size_t len;
-		int32_t c = utf8_decode(u, (size_t)(end - u), &len);
+		int32_t c = utf8_decode(u, &len);
 		if (c < 0) {
 			b->len = start;
 			return pc_err("'%s' is not valid UTF-8 (at byte %zu)", s,

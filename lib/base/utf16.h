@@ -8,11 +8,6 @@
 #include "bytebuf.h"
 #include "span.h"
 
-/* The code point of the UTF-8 sequence at s, of which avail bytes may be read (its length in
- * *len); -1 when it is not valid UTF-8 (RFC 3629: shortest form, no surrogates, at most
- * U+10FFFF) or is cut short by avail. */
-int32_t utf8_decode(const unsigned char *s, size_t avail, size_t *len);
-
 /* Appends s as UTF-16LE units to b, without a terminator; *units gets how many (a character
  * above U+FFFF takes two).  -1 with pc_err() naming the byte when s is not valid UTF-8; b is
  * then as it was. */

@@ -1,6 +1,5 @@
 /* util: see util.h. */
 #include "util.h"
-#include "utf16.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -388,11 +387,24 @@ bool parse_hex_digits(const char **p, uint64_t *out)
  * first must be escaped (a control character, C1 included, or not UTF-8). */
 static size_t printable_len(const unsigned char *p, size_t n)
 {
-	if (p[0] >= 0x20 && p[0] < 0x7f)
+	unsigned c = p[0];
+	if (c >= 0x20 && c < 0x7f)
 		return 1;
-	size_t len;
-	int32_t c = utf8_decode(p, n, &len);
-	return c < 0x20 || (c >= 0x7f && c < 0xa0) ? 0 : len; /* C0, DEL, C1, invalid */
+	size_t len = c >= 0xc2 && c <= 0xdf   ? 2
+		     : c >= 0xe0 && c <= 0xef ? 3
+		     : c >= 0xf0 && c <= 0xf4 ? 4
+					      : 0;
+	if (!len || n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	/* C1 controls (U+0080..U+009F), overlong forms, surrogates, beyond U+10FFFF */
+	if ((c == 0xc2 && p[1] < 0xa0) || (c == 0xe0 && p[1] < 0xa0) ||
+	    (c == 0xed && p[1] >= 0xa0) || (c == 0xf0 && p[1] < 0x90) ||
+	    (c == 0xf4 && p[1] >= 0x90))
+		return 0;
+	return len;
 }
 
 const char *str_printable_n(const char *s, size_t len)
