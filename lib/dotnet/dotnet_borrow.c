@@ -41,8 +41,10 @@ static void open_maps(pid_t pid, pid_t nspid, bool *perfmap, bool *jitdump, char
 }
 
 /* A fresh directory in the target's /tmp, owned by the target's user (the runtime writes
- * there as that user); its path as the target sees it, or NULL with pc_err(). */
-static char *make_private_dir(pid_t pid, uid_t uid)
+ * there as that user); its path as the target sees it, or NULL with pc_err().  The guard
+ * (m->guard) is told each name before it is made, so a SIGKILL between the mkdir and the
+ * rest leaves nothing behind either (it removes a name not made yet as absent). */
+static char *make_private_dir(pid_t pid, uid_t uid, struct dotnet_borrowed *m)
 {
 	int tmp = root_open_dir(pid, "/tmp");
 	if (tmp < 0)
@@ -53,17 +55,22 @@ static char *make_private_dir(pid_t pid, uid_t uid)
 		char name[80];
 		snprintf(name, sizeof(name), ".perfcollect-c-stacks-%d-%lx", (int)getpid(),
 			 (unsigned long)(ts.tv_nsec ^ ((unsigned long)attempt << 20)));
+		char *dir = xasprintf("/tmp/%s", name);
+		dotnet_guard_borrow(m->guard, pid, m->start, dir, m->old_path, true);
 		if (mkdirat(tmp, name, 0700) < 0) {
+			/* not ours: the guard must not remove it */
+			dotnet_guard_borrow(m->guard, pid, m->start, NULL, NULL, false);
+			free(dir);
 			if (errno == EEXIST)
 				continue;
 			pc_err_errno("cannot make a directory in /proc/%d/root/tmp", (int)pid);
 			break;
 		}
-		char *dir = xasprintf("/tmp/%s", name);
 		if (fchownat(tmp, name, uid, (gid_t)-1, AT_SYMLINK_NOFOLLOW) < 0) {
 			pc_err_errno("cannot give /proc/%d/root%s to uid %u", (int)pid, dir,
 				     (unsigned)uid);
 			unlinkat(tmp, name, AT_REMOVEDIR);
+			dotnet_guard_borrow(m->guard, pid, m->start, NULL, NULL, false);
 			free(dir);
 			break;
 		}
@@ -93,15 +100,14 @@ void dotnet_borrow_maps(pid_t pid, int timeout_ms, struct dotnet_guard *g,
 		return;
 	}
 	dotnet_ipc_set_timeout_ms(timeout_ms);
-	char *dir = make_private_dir(pid, st.uid);
+	m->old_path = proc_getenv(pid, PATH_VAR);
+	m->start = proc_start_time(pid);
+	/* The guard knows before the runtime is changed: a SIGKILL from here on is undone. */
+	char *dir = make_private_dir(pid, st.uid, m);
 	if (!dir) {
 		m->why = xasprintf("no directory for its maps: %s", pc_strerror());
 		goto out;
 	}
-	m->old_path = proc_getenv(pid, PATH_VAR);
-	/* The guard knows before the runtime is changed: a SIGKILL from here on is undone. */
-	m->start = proc_start_time(pid);
-	dotnet_guard_borrow(g, pid, m->start, dir, m->old_path, true);
 	m->borrowed = true;
 	m->private_dir = dir;
 	if (dotnet_set_env(pid, PATH_VAR, dir) < 0) {
