@@ -21,6 +21,9 @@
 #     the line: "deleted)" would be the module);
 #   - a process name PerfView's reader would misread (" 1/2", " 5 [") has '_' for its
 #     whitespace (the header line is otherwise the same);
+#   - a --call-graph dwarf sample whose stack copy the kernel left empty (in a syscall early in
+#     ld.so's start, say): perf script prints its kernel frames and no user frame; we add the
+#     one the registers name (the user IP), as a frame-pointer file would have it;
 #   - perf's dwarf unwinding adds, from debug info, a frame "FUNCTION (inlined)" for each
 #     function inlined at a frame's address, before it (same ip), or names the frame so;
 #     ours is the function the address is in, as for every other frame.
@@ -59,6 +62,11 @@ compare() {
 				if (pr == orr && length(pc) == length(oc)) { renamed++ }
 				else { hdr++; report("header", i, PH[i], OH[i]); continue }
 			}
+			if (ON[i] == PN[i] + 1 && PN[i] > 0 && PF[i, PN[i]] ~ /^\t *ffffffff/ &&
+			    OF[i, ON[i]] !~ /^\t *ffffffff/) {
+				for (k = 1; k <= PN[i] && PF[i, k] == OF[i, k]; k++) ;
+				if (k > PN[i]) { userip++; samples_ok++; continue }
+			}
 			if (PN[i] != ON[i]) {
 				depth++
 				report("frame count " PN[i] " vs " ON[i], i, PH[i], "")
@@ -96,9 +104,10 @@ compare() {
 		printf "%s: perf %d samples, ours %d; headers differing %d (process name renamed %d), " \
 		       "frame counts differing %d; frames %d: identical %d, resolved more %d, " \
 		       "\" (deleted)\" left out %d, anonymous JIT memory by its name %d, inlined names %d, " \
-		       "differing %d; samples matching %d (%.2f%%)\n",
+		       "differing %d; samples matching %d (%.2f%%); user frame from the registers " \
+		       "where perf has none %d\n",
 		       label, np, no, hdr + 0, renamed + 0, depth + 0, frames + 0, ok + 0, more + 0,
-		       deleted + 0, anon + 0, inlined + 0, bad + 0, samples_ok + 0, np ? 100 * samples_ok / np : 0
+		       deleted + 0, anon + 0, inlined + 0, bad + 0, samples_ok + 0, np ? 100 * samples_ok / np : 0, userip + 0
 		printf "%d %d %d\n", more + 0, deleted + 0, renamed + 0 > "deviations." label
 		exit (np != no || np == 0 || hdr || depth || bad) ? 1 : 0
 	}' "$1" "$2"
