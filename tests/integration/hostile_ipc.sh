@@ -10,13 +10,9 @@ need_root
 need_cmd python3
 
 cat >trickle.py <<'PY'
-import os, socket, struct, sys, threading, time
-start = open('/proc/self/stat').read().rsplit(')', 1)[1].split()[19]
-path = '/tmp/dotnet-diagnostic-%d-%s-socket' % (os.getpid(), start)
-s = socket.socket(socket.AF_UNIX)
-s.bind(path)
-s.listen(16)
-open(sys.argv[1], 'w').write(path)
+import struct, sys, threading, time
+import fake_runtime
+s = fake_runtime.listen(sys.argv[1])
 def trickle(c):
     c.recv(4096)
     answer = b'DOTNET_IPC_V1\0' + struct.pack('<HBBH', 0xFFFF, 0xFF, 0x00, 0)
@@ -30,7 +26,7 @@ def trickle(c):
 while True:
     threading.Thread(target=trickle, args=(s.accept()[0],), daemon=True).start()
 PY
-python3 trickle.py "$T/trickle.ready" >trickle.out 2>&1 &
+PYTHONPATH="$TEST_SRCDIR/integration" python3 trickle.py "$T/trickle.ready" >trickle.out 2>&1 &
 pid=$!
 cleanup_hooks+=("kill -9 $pid 2>/dev/null; rm -f /tmp/dotnet-diagnostic-$pid-*-socket")
 wait_until 10 test -s "$T/trickle.ready" || { fail "the socket never came up: $(cat trickle.out)"; finish; }

@@ -12,13 +12,9 @@ need_cmd python3
 need_cmd unshare
 
 cat >mute.py <<'PY'
-import os, socket, sys, time
-start = open('/proc/self/stat').read().rsplit(')', 1)[1].split()[19]
-path = '/tmp/dotnet-diagnostic-%d-%s-socket' % (os.getpid(), start)
-s = socket.socket(socket.AF_UNIX)
-s.bind(path)
-s.listen(16)
-open(sys.argv[1], 'w').write(path)
+import os, sys, time
+import fake_runtime
+s = fake_runtime.listen(sys.argv[1])
 c = s.accept()[0]
 if os.fork() == 0:  # holds the connection: stacks waits for its answer till its deadline
     s.close()
@@ -31,7 +27,7 @@ PY
 cat >inside.sh <<'SH'
 set -u
 PC=$1 T=$2
-python3 mute.py "$T/ready" "$T/accepted" >mute.out 2>&1 &
+PYTHONPATH="$TEST_SRCDIR/integration" python3 mute.py "$T/ready" "$T/accepted" >mute.out 2>&1 &
 a=$!
 for i in $(seq 100); do [ -s "$T/ready" ] && break; sleep 0.1; done
 "$PC" stacks -pid $a -nokernel >stacks.txt 2>&1 &

@@ -127,14 +127,10 @@ check "... and still names the lock owner, read from memory" \
 
 # ---- a runtime that never answers: its socket accepts and says nothing --------------------
 if command -v python3 >/dev/null; then
-	python3 - "$T/mute.ready" >"$T/mute.out" 2>&1 <<-'EOF' &
-		import os, socket, sys, time
-		start = open('/proc/self/stat').read().rsplit(')', 1)[1].split()[19]
-		path = '/tmp/dotnet-diagnostic-%d-%s-socket' % (os.getpid(), start)
-		s = socket.socket(socket.AF_UNIX)
-		s.bind(path)
-		s.listen(16)
-		open(sys.argv[1], 'w').write(path)
+	PYTHONPATH="$TEST_SRCDIR/integration" python3 - "$T/mute.ready" >"$T/mute.out" 2>&1 <<-'EOF' &
+		import sys
+		import fake_runtime
+		s = fake_runtime.listen(sys.argv[1])
 		held = []
 		while True:
 		    held.append(s.accept()[0])  # accepted, never read, never answered
