@@ -11,6 +11,7 @@
 #include "collect_events.h"
 #include "collect_signals.h"
 #include "collect_tracedir.h"
+#include "collect_uids.h"
 #include "dotnet/dotnet_guard.h"
 #include "dotnet/dotnet_ipc.h"
 #include "dotnet/eventpipe_collect.h"
@@ -73,6 +74,7 @@ struct collector {
 	uint8_t *packed;			  /* a sample rewritten for perf.data */
 	bool write_failed;
 	struct collect_buildids bids; /* of the files samples hit */
+	struct collect_uids *uids;    /* the user each sampled process runs as */
 	/* Exits seen: [0, ready) two drain passes ago or more, the rest since. */
 	struct exited *exited;
 	size_t nexited, ready, exited_cap;
@@ -141,6 +143,7 @@ static long mark_hits(struct collector *c, const struct perf_event_header *h)
 	struct perf_sample s;
 	if (perfdata_parse_sample(&c->events[e].attr, h, &s) < 0)
 		return e;
+	collect_uids_note(c->uids, s.pid, s.has_time ? s.time : 0);
 	bool kernel = s.cpumode == PERF_RECORD_MISC_KERNEL;
 	if (!s.nr_callchain) {
 		struct map *m = machine_find_map(c->machine, s.pid, s.ip, kernel);
@@ -239,9 +242,11 @@ static void forget_exited(struct collector *c)
 		struct exited *e = &c->exited[i];
 		if (e->tid == UINT32_MAX)
 			continue;
-		if (e->pid == e->tid)
+		if (e->pid == e->tid) {
 			machine_foreach_hit_map_of(c->machine, e->pid, collect_buildids_add,
 						   &c->bids);
+			collect_uids_forget(c->uids, e->pid);
+		}
 		machine_forget(c->machine, e->pid, e->tid);
 	}
 	memmove(c->exited, c->exited + c->ready, (c->nexited - c->ready) * sizeof(*c->exited));
@@ -283,6 +288,8 @@ static int on_pass(void *arg)
 	if (c->write_failed)
 		return -1;
 	forget_exited(c);
+	if (collect_uids_flush(c->uids) < 0)
+		log_warn("%s", pc_strerror());
 	if (perfdata_writer_finished_round(c->w) < 0) {
 		c->write_failed = true;
 		return -1;
@@ -455,6 +462,9 @@ static int finish_file(struct collector *c)
 {
 	machine_foreach_hit_map(c->machine, collect_buildids_add, &c->bids);
 	log_info("build-ids of %zu DSOs hit by samples", c->bids.n);
+	log_info("users of %zu sampled processes noted", collect_uids_count(c->uids));
+	if (collect_uids_flush(c->uids) < 0)
+		log_warn("%s", pc_strerror());
 	uint64_t raw, file;
 	perfdata_writer_stats(c->w, &raw, &file);
 	int rc = perfdata_writer_finish(c->w, NULL);
@@ -490,6 +500,7 @@ static void collector_free(struct collector *c)
 	free(c->version);
 	free(c->kallsyms);
 	collect_buildids_free(&c->bids);
+	collect_uids_free(c->uids);
 	free(c->exited);
 }
 
@@ -527,12 +538,14 @@ int collect_run(const struct collect_opts *o)
 	struct collector c = {.o = o, .pid = -1, .sigfd = -1, .pidfd = -1, .lock_fd = -1};
 	const char *outdir = o->outdir && *o->outdir ? o->outdir : ".";
 	int rc = -1;
+	uid_t target_uid = 0;
 
 	if (o->pid > 0) {
 		struct proc_status st;
 		if (o->pid > INT32_MAX || proc_status((pid_t)o->pid, &st) < 0)
 			return pc_err("no process %ld", o->pid);
 		c.pid = st.tgid; /* a thread id given: record its whole process */
+		target_uid = st.uid;
 		if (proc_is_kernel_thread(c.pid)) {
 			char comm[64] = "?";
 			proc_comm(c.pid, c.pid, comm, sizeof(comm));
@@ -573,6 +586,13 @@ int collect_run(const struct collect_opts *o)
 		fprintf(stderr, "perfcollect-c: warning: %s\n", pc_strerror());
 	free(log_path);
 	log_start(&c);
+	/* For the rule on the JIT files of processes gone by post-processing (proc_uids.h). */
+	if (!(c.uids = collect_uids_new(c.trace_dir)))
+		log_warn("%s: the JIT files of processes that exit before post-processing are "
+			 "taken only when root's",
+			 pc_strerror());
+	if (c.pid > 0)
+		collect_uids_add(c.uids, (uint32_t)c.pid, target_uid);
 	/* Before the events open: the code loads a .NET runtime then writes for methods it
 	 * compiled earlier carry timestamps before every sample, so lookups by time find them. */
 	/* The guard undoes what we ask of runtimes if we are killed first (forked now: the

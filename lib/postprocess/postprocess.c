@@ -19,6 +19,7 @@
 #include "trace_fields.h"
 #include "script.h"
 #include "switch_fill.h"
+#include "symbols/proc_uids.h"
 #include "symbols/symbols.h"
 
 #include <errno.h>
@@ -396,7 +397,14 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 	p.evsel_samples = xcalloc(p.nr_evsels + 1, sizeof(*p.evsel_samples));
 	log_header(&p);
 	p.tf = trace_fields_new(p.reader, o->perf_data);
+	/* The users the collector saw the processes run as (none beside a bare perf.data). */
+	struct proc_uids *uids = proc_uids_new();
+	if (!o->loose && proc_uids_load(uids, o->trace_dir) < 0)
+		log_warn("%s; the JIT files of processes gone are taken only when root's",
+			 pc_strerror());
 	struct symbolizer_opts so = {.side_dir = o->trace_dir,
+				     .side_dir_foreign = o->loose,
+				     .uids = uids,
 				     .live = o->live,
 				     .symfs = o->symfs,
 				     .symbol_cache = o->symsrv ? o->symsrv->cache_dir : NULL,
@@ -460,6 +468,7 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 	switch_fill_free(p.sf);
 	trace_fields_free(p.tf);
 	symbolizer_free(p.sym);
+	proc_uids_free(uids);
 	perfdata_reader_free(p.reader);
 	free(p.evsel_samples);
 	free(txt_path);

@@ -73,6 +73,7 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
 	s->jit_file.cls = SF_JIT_FILE;
 	s->missing.cls = SF_FILE;
 	s->jit = jit_procs_new(o->side_dir, o->live);
+	jit_procs_trust(s->jit, o->uids, !o->side_dir_foreign);
 	s->symcache = symcache_new(o->symbol_cache);
 	s->opts.symbol_cache = NULL; /* not kept: symcache has its copy */
 	s->cache = xcalloc(FRAME_CACHE_SIZE, sizeof(*s->cache));

@@ -17,9 +17,15 @@
 #include "symsrv.h"
 
 struct symbolizer;
+struct proc_uids;
 
 struct symbolizer_opts {
 	const char *side_dir;	   /* NULL: none */
+	bool side_dir_foreign;	   /* side_dir is where a bare perf.data lies, not a trace
+				      directory of ours: its JIT files are taken as host files
+				      of others (symbols_jit.h) */
+	struct proc_uids *uids;	   /* the users processes ran as, recorded by the collector
+				      (proc_uids.h; not taken over); NULL: none */
 	const char *kallsyms_path; /* NULL: side_dir/kallsyms if present, else /proc/kallsyms */
 	bool live;		   /* processes may still run: look through /proc/<pid>/root */
 	const char *symfs;	   /* not live: ELF files are looked up under this directory

@@ -6,6 +6,7 @@
 #include "base/outfile.h"
 #include "base/proc.h"
 #include "base/safe_open.h"
+#include "proc_uids.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +17,10 @@
 
 struct jit_procs {
 	char *side_dir;
+	bool side_foreign; /* side_dir is not ours: its files go by the host's rule */
 	bool live;
-	struct jit_proc **v; /* sorted by pid */
+	struct proc_uids *uids; /* not ours; NULL: none recorded */
+	struct jit_proc **v;	/* sorted by pid */
 	size_t n, cap;
 	struct jit_proc *last;
 };
@@ -28,6 +31,12 @@ struct jit_procs *jit_procs_new(const char *side_dir, bool live)
 	j->side_dir = side_dir ? xstrdup(side_dir) : NULL;
 	j->live = live;
 	return j;
+}
+
+void jit_procs_trust(struct jit_procs *j, struct proc_uids *uids, bool side_dir_ours)
+{
+	j->uids = uids;
+	j->side_foreign = !side_dir_ours;
 }
 
 void jit_procs_free(struct jit_procs *j)
@@ -115,9 +124,56 @@ static const char *const target_fmt[3] = {
 
 static int open_src(const struct jit_src *src)
 {
-	return src->root_pid
-		   ? safe_open_in_root((pid_t)src->root_pid, src->path, src->uid, jit_file_max())
-		   : open_plain(src->path);
+	if (src->root_pid)
+		return safe_open_in_root((pid_t)src->root_pid, src->path, src->uid, jit_file_max());
+	if (!src->host)
+		return open_plain(src->path); /* the side directory: the trace's own */
+	/* our own root walked as a target's: no symlink, a regular file of one link, root's or
+	 * the process's user's */
+	return safe_open_in_root(getpid(), src->path, src->uid, jit_file_max());
+}
+
+/* A host file of p's (not through its root: it is gone, or the side directory is one
+ * anybody may write, /tmp for a bare perf.data): any local user can write
+ * /tmp/perf-<pid>.map for a pid, so it is taken only when it is root's or belongs to a user
+ * the process ran as: the one it runs as now (alive), one the collector recorded while it
+ * ran, or the user running us (our own files).  Sets src->uid to the owner taken. */
+static int open_host(struct jit_procs *j, const struct jit_proc *p, struct jit_src *src,
+		     const struct proc_status *st, bool alive)
+{
+	uid_t cand[3] = {0}; /* root is always allowed */
+	size_t n = 0;
+	if (alive)
+		cand[n++] = st->uid;
+	if (geteuid() != 0)
+		cand[n++] = geteuid();
+	const uid_t *rec = NULL;
+	size_t nrec = j->uids ? proc_uids_of(j->uids, p->pid, &rec) : 0;
+	src->host = true;
+	int fd = -1;
+	for (size_t i = 0; i < (n + nrec ? n + nrec : 1); i++) {
+		src->uid = i < n ? cand[i] : i - n < nrec ? rec[i - n] : 0;
+		fd = open_src(src);
+		if (fd >= 0 || errno != EPERM)
+			break;
+	}
+	if (fd < 0 && errno == EPERM) {
+		char *why = xstrdup(pc_strerror());
+		if (alive)
+			pc_err("%s (pid %u runs as uid %u)", why, p->pid, (unsigned)st->uid);
+		else if (nrec)
+			pc_err("%s (pid %u is gone: a file on the host is taken for it only when "
+			       "it is root's or belongs to the user it ran as, recorded by the "
+			       "collector)",
+			       why, p->pid);
+		else
+			pc_err("%s (pid %u is gone and no user was recorded for it while it ran, "
+			       "as for a bare perf.data: only root's file is taken)",
+			       why, p->pid);
+		free(why);
+		errno = EPERM;
+	}
+	return fd;
 }
 
 /* The jitdump a dead process mmapped is looked for on the host only when its name carries
@@ -141,25 +197,43 @@ static int find_kind(struct jit_procs *j, struct jit_proc *p, enum jit_file_kind
 		     const struct proc_status *st, bool alive)
 {
 	struct jit_src *src = &p->src[kind];
+	char *side = NULL;
+	int side_errno = 0;
 	if (j->side_dir) {
 		src->path = xasprintf(side_fmt[kind], j->side_dir, p->pid);
-		int fd = open_plain(src->path);
+		int fd = j->side_foreign ? open_host(j, p, src, st, alive) : open_plain(src->path);
 		if (fd >= 0) {
 			p->found[kind] = xstrdup(src->path);
 			return fd;
 		}
-		free(src->path);
+		side_errno = errno;
+		if (j->side_foreign && errno != ENOENT)
+			log_warn("pid %u: JIT file refused: %s", p->pid, pc_strerror());
+		side = src->path;
 		src->path = NULL;
+		src->host = false;
 	}
 	src->path = kind == JIT_DUMP && hint_usable(p, alive)
 			? xstrdup(p->jitdump_hint)
 			: xasprintf(target_fmt[kind], p->map_dir ? p->map_dir : "/tmp",
 				    alive ? (unsigned)st->nspid : p->pid);
+	int fd;
 	if (j->live && alive) {
 		src->root_pid = p->pid;
 		src->uid = st->uid;
+		fd = open_src(src);
+	} else if (j->side_foreign && side && !strcmp(side, src->path)) {
+		/* the side directory was that host directory: refused (or missing) once */
+		fd = -1;
+		errno = side_errno;
+		p->why[kind] =
+		    xasprintf("%s%s", side_errno == ENOENT ? "" : "refused: ", pc_strerror());
+		free(side);
+		return fd;
+	} else {
+		fd = open_host(j, p, src, st, alive);
 	}
-	int fd = open_src(src);
+	free(side);
 	if (fd >= 0) {
 		p->found[kind] = src->root_pid ? xasprintf("/proc/%u/root%s", p->pid, src->path)
 					       : xstrdup(src->path);

@@ -8,9 +8,14 @@
  * the process mmapped (perf's jitdump marker) or /tmp/jit-<nspid>.dump, opened with
  * safe_open_in_root() (base/safe_open.h: no symlink, the target's own regular file, one link);
  * otherwise the same paths on the host (a dead process's jitdump only when its name carries the
- * pid), never through a symlink.  A file larger than jit_file_max() is refused, and one is
- * read no further than the size it had when opened (a target appending to it is not
- * followed).  A file that is there but refused is said with log_warn().
+ * pid), where any local user may have planted them for a pid that is gone: a regular file of
+ * one link, reached without a symlink and owned by root or by a user the process ran as (the
+ * one it runs as now, one the collector recorded while it ran: proc_uids.h, or ours when we
+ * are not root).  A gone process with no user recorded (a bare perf.data) gets root's files
+ * only.  The side directory of a bare perf.data (where it lies: /tmp perhaps) goes by the
+ * same rule; a trace directory's is ours and read as it is.  A file larger than jit_file_max() is
+ * refused, and one is read no further than the size it had when opened (a target appending to it is
+ * not followed).  A file that is there but refused is said with log_warn().
  */
 #ifndef PC_SYMBOLS_JIT_H
 #define PC_SYMBOLS_JIT_H
@@ -35,6 +40,7 @@ struct jit_src {
 	char *path;	   /* as the target sees it (root_pid set), or a host path */
 	uint32_t root_pid; /* 0: a host (or side directory) path */
 	uid_t uid;	   /* the target's user, whom the file must belong to */
+	bool host;	   /* a host path read by the rule on another's files (see above) */
 	dev_t dev;
 	ino_t ino;
 };
@@ -59,6 +65,11 @@ struct jit_procs;
 
 struct jit_procs *jit_procs_new(const char *side_dir, bool live);
 void jit_procs_free(struct jit_procs *j);
+/* The users recorded for processes while they ran (uids, not taken over; NULL: none), for
+ * the rule on host files; side_dir_ours false: the side directory is not a trace directory
+ * of ours but where a bare perf.data lies (perhaps /tmp), and its files go by that rule. */
+struct proc_uids;
+void jit_procs_trust(struct jit_procs *j, struct proc_uids *uids, bool side_dir_ours);
 /* The process's entry (created empty when new). */
 struct jit_proc *jit_procs_get(struct jit_procs *j, uint32_t pid);
 /* Loads the files on first use. */

@@ -1,7 +1,9 @@
 /* symbols_jit: JIT files of a real process in its own mount namespace (a private tmpfs on
  * /tmp, as in a container), read through /proc/<pid>/root; the traps a hostile target can
  * plant there (a symlink to a host file, a hard link, a file swapped after it was read); the
- * copy for the archive; a dead process's jitdump name. */
+ * copy for the archive; a dead process's jitdump name; a dead process's files on the host
+ * (issue 24, finding 12): only root's or its recorded user's, of one link. */
+#include "symbols/proc_uids.h"
 #include "symbols/symbols_jit.h"
 #include "test.h"
 
@@ -210,6 +212,80 @@ static void test_dead_jitdump_hint(const char *dir)
 	free(own);
 }
 
+/* What jit_proc_load() takes for a gone process (pid) with uids recorded (NULL: none). */
+static struct jit_proc *load_gone(struct jit_procs **j, uint32_t pid, struct proc_uids *uids)
+{
+	*j = jit_procs_new(NULL, false);
+	jit_procs_trust(*j, uids, true);
+	struct jit_proc *p = jit_procs_get(*j, pid);
+	jit_proc_load(*j, p);
+	return p;
+}
+
+/* Any local user can write /tmp/perf-<pid>.map for a pid that is gone: it is taken only
+ * when root's or the user's the collector recorded for that pid, and of one link. */
+static void test_dead_planted(const char *dir)
+{
+	uint32_t pid = 4190000 + (uint32_t)getpid() % 4000; /* above any pid here, most likely */
+	char *map = xasprintf("/tmp/perf-%u.map", pid), *link2 = xasprintf("%s/second", dir);
+	int fd = open(map, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	CHECK(fd >= 0 && write(fd, MAP, strlen(MAP)) == (ssize_t)strlen(MAP));
+	close(fd);
+	CHECK(chown(map, 12345, 12345) == 0);
+
+	struct jit_procs *j;
+	struct jit_proc *p = load_gone(&j, pid, NULL); /* no user recorded: root's only */
+	CHECK(p->perfmap == NULL && p->why[JIT_PERF_MAP]);
+	CHECK(p->why[JIT_PERF_MAP] && strstr(p->why[JIT_PERF_MAP], "no user was recorded"));
+	jit_procs_free(j);
+
+	struct proc_uids *other = proc_uids_new(), *own = proc_uids_new();
+	proc_uids_add(other, pid, 777);
+	proc_uids_add(other, pid + 1, 12345); /* another pid's user */
+	proc_uids_add(own, pid, 777);	      /* the pid reused by two users */
+	proc_uids_add(own, pid, 12345);
+	p = load_gone(&j, pid, other);
+	CHECK(p->perfmap == NULL);
+	CHECK(p->why[JIT_PERF_MAP] && strstr(p->why[JIT_PERF_MAP], "owned by uid 12345"));
+	jit_procs_free(j);
+	p = load_gone(&j, pid, own);
+	CHECK(p->perfmap != NULL);
+	CHECK_STR(p->found[JIT_PERF_MAP], map);
+	jit_procs_free(j);
+
+	CHECK(link(map, link2) == 0); /* its user's, but a second name */
+	p = load_gone(&j, pid, own);
+	CHECK(p->perfmap == NULL && p->why[JIT_PERF_MAP] &&
+	      strstr(p->why[JIT_PERF_MAP], "hard links"));
+	jit_procs_free(j);
+	unlink(link2);
+
+	CHECK(chown(map, 0, 0) == 0); /* root's: taken without a user recorded */
+	p = load_gone(&j, pid, NULL);
+	CHECK(p->perfmap != NULL);
+	jit_procs_free(j);
+
+	/* a bare perf.data's side directory (here /tmp) goes by the same rule */
+	CHECK(chown(map, 12345, 12345) == 0);
+	j = jit_procs_new("/tmp", false);
+	jit_procs_trust(j, NULL, false);
+	p = jit_procs_get(j, pid);
+	jit_proc_load(j, p);
+	CHECK(p->perfmap == NULL && p->found[JIT_PERF_MAP] == NULL);
+	jit_procs_free(j);
+	j = jit_procs_new("/tmp", false); /* a trace directory of ours is read as it is */
+	p = jit_procs_get(j, pid);
+	jit_proc_load(j, p);
+	CHECK(p->perfmap != NULL);
+	jit_procs_free(j);
+
+	proc_uids_free(other);
+	proc_uids_free(own);
+	unlink(map);
+	free(map);
+	free(link2);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/pc-symjit-XXXXXX";
@@ -228,6 +304,7 @@ int main(void)
 		SKIP("cannot make a mount namespace here: run as root, outside a container that "
 		     "forbids it");
 	}
+	test_dead_planted(dir);
 	test_read_and_copy(pid, dir);
 	test_traps(pid, dir);
 	kill(pid, SIGKILL);
