@@ -37,12 +37,18 @@ struct change {
 	uint64_t start, session;
 	char *dir, *old_path; /* b */
 	bool has_old;
+	/* The process, pinned when the guard learns of the change (a pidfd where the kernel
+	 * has them): a pid that names another process by the undo, even one started in the
+	 * same clock tick (the same start time), is left alone.  pin.start 0: it was gone, or
+	 * another process, already then: nothing to undo. */
+	struct proc_pin pin;
 };
 
 static void change_free(struct change *c)
 {
 	free(c->dir);
 	free(c->old_path);
+	proc_pin_release(&c->pin);
 }
 
 static char *unhex(const char *hex)
@@ -62,7 +68,7 @@ static char *unhex(const char *hex)
 
 static void apply(struct change **list, size_t *n, size_t *cap, char *line)
 {
-	struct change c = {0};
+	struct change c = {.pin = {.pidfd = -1}};
 	char op;
 	int pid, used = 0;
 	unsigned long long start;
@@ -105,6 +111,10 @@ static void apply(struct change **list, size_t *n, size_t *cap, char *line)
 	} else if (c.kind != 's' && c.kind != 'p') {
 		return;
 	}
+	if (proc_pin(c.pid, &c.pin) < 0 || c.pin.start != c.start) {
+		proc_pin_release(&c.pin);
+		c.pin.start = 0;
+	}
 	grow_array((void **)list, cap, *n + 1, sizeof(**list));
 	(*list)[(*n)++] = c;
 }
@@ -112,7 +122,7 @@ static void apply(struct change **list, size_t *n, size_t *cap, char *line)
 /* Undoes one change the caller left, if pid is still the process it was made in. */
 static void undo(const struct change *c)
 {
-	if (proc_start_time(c->pid) != c->start)
+	if (!proc_pin_alive(&c->pin))
 		return; /* gone, or another process now */
 	const char *what = NULL;
 	if (c->kind == 's') {

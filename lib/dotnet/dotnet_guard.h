@@ -7,8 +7,14 @@
  * events: a quiet process would keep the session of a dead collector open); perf maps
  * collect turned on (DisablePerfMap); maps stacks borrowed (DisablePerfMap, the
  * environment variable as it was, the private directory removed: dotnet_give_back_maps()).
- * Each is told to the guard before the change is made, and with the target's start time:
- * the guard acts on a pid only while it is still that process.
+ * Each is told to the guard before the change is made, and with the target's start time;
+ * the guard pins the process when it learns of it (base/proc's proc_pin(): a pidfd, where
+ * the kernel has them, taken only when the start time is the one told) and acts on a pid
+ * only while that pin says it is still that process (a pid reused within the same clock
+ * tick has the same start time, not the same pidfd).  What remains: the pin is checked
+ * before each undo, whose requests then go by pid (a socket path, /proc/PID/root); a
+ * process that exits during an undo and whose pid is taken meanwhile could receive the
+ * rest of it (each request waits at most 2 s).
  *
  * The guard is forked before the caller starts threads, in its own session (a Ctrl+C or a
  * kill of the caller's process group does not reach it), holding nothing but one end of a
