@@ -42,6 +42,8 @@ static const char KERNEL_DSO[] = "[kernel.kallsyms]";
 /* A second after a process's last thread exited its maps go (machine_drop_exited): later
  * than any sample of it that the records' order can still bring. */
 #define DROP_EXITED_NS 1000000000ULL
+/* A kallsyms copy is some 10 MB; one beside a bare perf.data is taken up to this. */
+#define KALLSYMS_FILE_MAX (256ull << 20)
 
 /* Frames cached for pid are stale from now on (0 marks an empty cache slot). */
 static void bump_gen(struct symbolizer *s, uint32_t pid)
@@ -169,8 +171,21 @@ static struct kallsyms *get_kallsyms(struct symbolizer *s)
 		return s->kallsyms;
 	s->kallsyms_tried = true;
 	char *path = NULL;
+	int side_fd = -1;
 	if (s->kallsyms_path) {
 		path = xstrdup(s->kallsyms_path);
+	} else if (s->side_dir && s->opts.side_dir_foreign) {
+		/* Beside a bare perf.data (in /tmp, say) anybody may have written it: only a
+		 * regular file of one link, root's or ours, is taken, as a JIT map there. */
+		path = xasprintf("%s/kallsyms", s->side_dir);
+		side_fd = safe_open_in_root(getpid(), path, geteuid(), KALLSYMS_FILE_MAX);
+		if (side_fd < 0 && errno != ENOENT)
+			log_warn("kernel symbols: %s not taken: %s; /proc/kallsyms instead", path,
+				 pc_strerror());
+		if (side_fd < 0) {
+			free(path);
+			path = NULL;
+		}
 	} else if (s->side_dir) {
 		path = xasprintf("%s/kallsyms", s->side_dir);
 		if (access(path, R_OK)) {
@@ -180,7 +195,11 @@ static struct kallsyms *get_kallsyms(struct symbolizer *s)
 	}
 	if (!path)
 		path = xstrdup("/proc/kallsyms");
-	s->kallsyms = kallsyms_load(path);
+	char *fd_path = side_fd < 0 ? NULL : xasprintf("/proc/self/fd/%d", side_fd);
+	s->kallsyms = kallsyms_load(fd_path ? fd_path : path);
+	free(fd_path);
+	if (side_fd >= 0)
+		close(side_fd);
 	if (!s->kallsyms)
 		log_warn("kernel symbols: %s; kernel frames stay [unknown]", pc_strerror());
 	else if (kallsyms_restricted(s->kallsyms))

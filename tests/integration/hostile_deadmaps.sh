@@ -9,6 +9,8 @@
 # - a map another user planted for it is refused, one log line saying why;
 # - a symlink, a second hard link of root's map and a FIFO planted as its map are refused,
 #   and the FIFO blocks nothing.
+# And a kallsyms beside a bare perf.data (merge /tmp/x/perf.data: a directory anybody may
+# write) is taken only when root's: another user's gives no kernel frame its names.
 source "$(dirname "$0")/lib.sh"
 need_root
 need_cmd node
@@ -80,5 +82,26 @@ for kind in symlink hardlink fifo; do
 	check "$kind: the log says it was refused" grep -q "JIT file refused: /tmp/perf-$pid.map" $kind.log
 	check "$kind: not in the archive" bash -c "! unzip -l $kind.trace.zip | grep -q perf-$pid.map"
 	rm -f "$map"
+done
+
+# kallsyms beside a bare perf.data: every kernel symbol renamed plantedKernel.
+mkdir bare && chmod 1777 bare
+perf record -q -e cpu-clock -F 1000 -g -a -o bare/perf.data -- sleep 0.5 >/dev/null 2>&1 ||
+	fail "perf record failed"
+awk '{ $3 = "plantedKernel"; print }' /proc/kallsyms >bare/kallsyms
+for owner in root other; do
+	[ $owner = other ] && chown $other bare/kallsyms
+	"$PC" merge bare/perf.data -o "ks-$owner.trace.zip" 2>"ks-$owner.err"
+	check "kallsyms $owner's: merge exits 0" test $? = 0
+	unzip -p "ks-$owner.trace.zip" "*/perf.data.txt" >"ks-$owner.txt"
+	unzip -p "ks-$owner.trace.zip" "*/perfcollect.log" >"ks-$owner.log"
+	n=$(grep -c 'plantedKernel (\[kernel' "ks-$owner.txt")
+	if [ $owner = root ]; then
+		check "kallsyms root's: kernel frames named from it ($n)" test "$n" -gt 0
+	else
+		check "kallsyms other's: no kernel frame named from it ($n)" test "$n" = 0
+		check "kallsyms other's: the log says why" \
+			grep -q "kernel symbols: .*/bare/kallsyms not taken: .*owned by uid $other" "ks-$owner.log"
+	fi
 done
 finish
