@@ -82,6 +82,7 @@ struct unified_file {
 	uint32_t ncpus;
 	uint32_t system_md[NR_SYSTEM_EVENTS];
 	uint64_t last_time;	/* of the event written last: times only go forward */
+	uint64_t capture;	/* the one capture thread of every event (a thread row) */
 	struct bytebuf payload; /* of the next event */
 	struct thread_table threads;
 	struct process_table procs;
