@@ -15,6 +15,7 @@
 #include "dotnet/dotnet_guard.h"
 #include "dotnet/dotnet_ipc.h"
 #include "dotnet/eventpipe_collect.h"
+#include "perfdata/perfdata_async.h"
 #include "perfdata/perfdata_read.h"
 #include "perfdata/perfdata_write.h"
 #include "postprocess/postprocess.h"
@@ -42,8 +43,12 @@
 #define PERF_DATA_ZSTD_LEVEL 1
 /* Post-processing's priority when we may raise it (hurry_postprocessing). */
 #define POSTPROCESS_NICE (-10)
-/* At most this much of the recording lives only in memory. */
+/* At most this much of the recording lives only in memory (when the writer keeps up). */
 #define FLUSH_INTERVAL_NS 1000000000ULL
+/* The buffers between the drain and the perf.data writer's thread (perfdata_async.h): with
+ * the writer behind by half of this it stops compressing, so only a disk slower than the
+ * records makes the drain wait. */
+#define WRITE_QUEUE_BYTES (32u << 20)
 
 /* A process that exited: forgotten once no sample of it can still be in a ring. */
 struct exited {
@@ -62,7 +67,8 @@ struct collector {
 	uint64_t *event_samples; /* per event */
 	struct recorder *rec;
 	struct perfdata_writer *w;
-	struct perfdata_meta meta; /* for w's features, at every flush */
+	struct perfdata_async *async; /* while recording: w is its thread's */
+	struct perfdata_meta meta;    /* for w's features, at every flush */
 	char *version;
 	char *kallsyms; /* our copy of /proc/kallsyms, NULL when it could not be copied */
 	struct machine *machine;
@@ -181,7 +187,8 @@ static int write_record(struct collector *c, const struct perf_event_header *h)
 {
 	if (c->write_failed)
 		return -1;
-	if (perfdata_writer_write(c->w, h, h->size) < 0) {
+	if ((c->async ? perfdata_async_write(c->async, h, h->size)
+		      : perfdata_writer_write(c->w, h, h->size)) < 0) {
 		c->write_failed = true;
 		return -1;
 	}
@@ -290,7 +297,7 @@ static int on_pass(void *arg)
 	forget_exited(c);
 	if (collect_uids_flush(c->uids) < 0)
 		log_warn("%s", pc_strerror());
-	if (perfdata_writer_finished_round(c->w) < 0) {
+	if (perfdata_async_finished_round(c->async) < 0) {
 		c->write_failed = true;
 		return -1;
 	}
@@ -445,6 +452,12 @@ static int record_to_file(struct collector *c, enum record_stop *why, int *signo
 		log_say("Collecting %s; %s...", c->pid > 0 ? "the process" : "all CPUs", hint);
 	if (o->on_recording)
 		o->on_recording(o->on_recording_arg);
+	/* From here the drain only copies records: zstd and write(2) run on the writer's
+	 * thread, which inherits our blocked stop signals. */
+	c->async = perfdata_async_start(c->w, WRITE_QUEUE_BYTES);
+	if (!c->async)
+		return -1;
+	c->bids.async = c->async;
 	struct record_loop loop = {
 	    .signal_fd = c->sigfd,
 	    .pid_fd = c->pidfd,
@@ -455,6 +468,20 @@ static int record_to_file(struct collector *c, enum record_stop *why, int *signo
 	};
 	rc = recorder_run(c->rec, &loop, why, signo);
 	*duration_ns = monotonic_ns() - start;
+	char *run_err = rc < 0 ? xstrdup(pc_strerror()) : NULL;
+	struct perfdata_async_stats st;
+	c->bids.async = NULL;
+	if (perfdata_async_stop(c->async, &st) < 0)
+		c->write_failed = true, rc = -1;
+	else if (run_err)
+		pc_err("%s", run_err); /* a write error is the cause; else the loop's */
+	free(run_err);
+	c->async = NULL;
+	log_info("perf.data writer thread: %" PRIu64 " buffers of %u KiB, %" PRIu64
+		 " written uncompressed (it fell behind), at most %zu of %zu queued; the drain "
+		 "waited for one %" PRIu64 " times (%.1f ms)",
+		 st.handed_off, PERFDATA_ASYNC_BUF >> 10, st.uncompressed, st.peak_queued, st.nbufs,
+		 st.waits, st.wait_ns / 1e6);
 	return rc;
 }
 

@@ -96,7 +96,9 @@ void collect_buildids_add(void *arg, uint32_t pid, bool kernel, const struct map
 	} else if (read_map_build_id(pid, kernel, map, bid.id, &bid.size) < 0) {
 		return;
 	}
-	if (b->w)
+	if (b->async)
+		perfdata_async_add_build_id(b->async, &bid);
+	else if (b->w)
 		perfdata_writer_add_build_id(b->w, &bid);
 }
 

@@ -12,13 +12,15 @@
 #ifndef PC_COLLECT_BUILDIDS_H
 #define PC_COLLECT_BUILDIDS_H
 
+#include "perfdata/perfdata_async.h"
 #include "perfdata/perfdata_write.h"
 #include "symbols/machine.h"
 
 struct collect_buildids {
-	struct perfdata_writer *w; /* where they go; NULL: only listed */
-	char **paths;		   /* the files taken (or tried), perf's names */
-	uint32_t *pids;		   /* paths[i] was read in the root of pids[i] (0: ours) */
+	struct perfdata_writer *w;    /* where they go; NULL: only listed */
+	struct perfdata_async *async; /* set: w is its thread's, they go through it */
+	char **paths;		      /* the files taken (or tried), perf's names */
+	uint32_t *pids;		      /* paths[i] was read in the root of pids[i] (0: ours) */
 	size_t n, paths_cap, pids_cap;
 };
 

@@ -76,6 +76,7 @@ struct perfdata_writer {
 
 	ZSTD_CCtx *zc; /* compressing: records go to stage, then as COMPRESSED into buf */
 	int zlevel;
+	bool zpaused; /* _pause_compression(): records go into buf as they are */
 	uint8_t *stage;
 	size_t stage_len;
 	uint64_t raw_bytes; /* records given to _write(), before compression */
@@ -355,7 +356,9 @@ int perfdata_writer_write(struct perfdata_writer *w, const void *record, size_t 
 		return pc_err("%s: record written after finish", w->path);
 	w->wrote_records = true;
 	w->raw_bytes += len;
-	if (!w->zc)
+	if (w->zpaused && compress_stage(w) < 0)
+		return -1;
+	if (!w->zc || w->zpaused)
 		return put_file_bytes(w, record, len);
 	const uint8_t *p = record;
 	while (len) {
@@ -437,6 +440,11 @@ int perfdata_writer_compress(struct perfdata_writer *w, int level)
 	put_feature_record(w, HEADER_COMPRESSED, &b);
 	bytebuf_free(&b);
 	return w->failed ? -1 : 0;
+}
+
+void perfdata_writer_pause_compression(struct perfdata_writer *w, bool paused)
+{
+	w->zpaused = paused;
 }
 
 void perfdata_writer_stats(const struct perfdata_writer *w, uint64_t *records_bytes,

@@ -52,6 +52,10 @@ void perfdata_writer_set_flush_interval(struct perfdata_writer *w, uint64_t ns);
  * decompress is also said in a record at the start of the data (perf reads it there when a
  * crash left no feature sections). */
 int perfdata_writer_compress(struct perfdata_writer *w, int level);
+/* Paused, records are written as they are, between the COMPRESSED ones (perf reads such a
+ * mix: what was staged is compressed first, so the compressed data ends where a record
+ * does); for a writer that falls behind, since zstd costs far more than a copy. */
+void perfdata_writer_pause_compression(struct perfdata_writer *w, bool paused);
 /* The meta for the feature sections written at every flush (and by _finish() when it is
  * given NULL); it and what it points to must stay valid until _finish() or _free(). */
 void perfdata_writer_set_meta(struct perfdata_writer *w, const struct perfdata_meta *meta);

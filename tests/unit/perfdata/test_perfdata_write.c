@@ -4,6 +4,8 @@
  * `perf script`, `perf report` and `perf buildid-list` must read it back exactly.
  * perf only resolves hot_leaf if our HEADER_BUILD_ID entry matches the file's build-id. */
 #include "perfdata/buildid.h"
+#include "perfdata/perfdata_async.h"
+#include "perfdata/perfdata_read.h"
 #include "perfdata/perfdata_write.h"
 #include "test.h"
 
@@ -686,11 +688,39 @@ static int parse_real(struct real_file *f, const char *path)
 
 /* A real `perf record` of a tracepoint and cpu-clock, copied record by record through our
  * writer with its attrs, event names, build-ids and tracing data: `perf script` must print
- * exactly the same for both files.  Three ways: plain; compressed (PERF_RECORD_COMPRESSED,
+ * exactly the same for both files.  Five ways: plain; compressed (PERF_RECORD_COMPRESSED,
  * as perf record -z); compressed with the meta given up front and the writer killed after
- * its last flush (no _finish(): no build-ids, everything else from the flushes). */
-enum copy_mode { COPY_PLAIN, COPY_COMPRESSED, COPY_KILLED };
-static const char *const copy_mode_name[] = {"plain", "compressed", "compressed, killed"};
+ * its last flush (no _finish(): no build-ids, everything else from the flushes); compressed
+ * with compression paused and resumed every few records (what a writer that falls behind
+ * writes: plain records between COMPRESSED ones); and through perfdata_async's thread, with
+ * rounds and the build-ids given while it runs. */
+enum copy_mode { COPY_PLAIN, COPY_COMPRESSED, COPY_KILLED, COPY_MIXED, COPY_ASYNC };
+static const char *const copy_mode_name[] = {"plain", "compressed", "compressed, killed",
+					     "compressed and plain, mixed", "written by a thread"};
+
+/* The data section's records, as the mode writes them. */
+static int copy_records(struct perfdata_writer *w, const struct real_file *f,
+			struct perfdata_async *a, enum copy_mode mode)
+{
+	unsigned n = 0;
+	for (uint64_t off = 0; off + 8 <= f->data_size; n++) {
+		const struct perf_event_header *eh = (const void *)(f->data + off);
+		if (eh->size < 8 || eh->size > f->data_size - off)
+			break;
+		if (mode == COPY_MIXED && n % 37 == 0)
+			perfdata_writer_pause_compression(w, n % 74 == 0);
+		if (a && eh->type == PERF_RECORD_FINISHED_ROUND) {
+			if (perfdata_async_finished_round(a) < 0)
+				return -1;
+		} else if ((a ? perfdata_async_write(a, eh, eh->size)
+			      : perfdata_writer_write(w, eh, eh->size)) < 0) {
+			return -1;
+		}
+		off += eh->size;
+	}
+	perfdata_writer_pause_compression(w, false);
+	return 0;
+}
 
 static int copy_real(const struct real_file *f, const char *ours, const char *names_out,
 		     const char *bids_out, enum copy_mode mode)
@@ -724,13 +754,13 @@ static int copy_real(const struct real_file *f, const char *ours, const char *na
 		perfdata_writer_set_meta(w, &meta);
 	if (mode != COPY_PLAIN && perfdata_writer_compress(w, 1) < 0)
 		goto out;
-	for (uint64_t off = 0; off + 8 <= f->data_size;) {
-		const struct perf_event_header *eh = (const void *)(f->data + off);
-		if (eh->size < 8 || eh->size > f->data_size - off)
-			break;
-		if (perfdata_writer_write(w, eh, eh->size) < 0)
-			goto out;
-		off += eh->size;
+	struct perfdata_async *a = NULL;
+	if (mode == COPY_ASYNC && !(a = perfdata_async_start(w, 0)))
+		goto out;
+	if (copy_records(w, f, a, mode) < 0) {
+		if (a)
+			perfdata_async_stop(a, NULL);
+		goto out;
 	}
 	if (mode == COPY_KILLED) {
 		ret = perfdata_writer_flush(w);
@@ -748,9 +778,19 @@ static int copy_real(const struct real_file *f, const char *ours, const char *na
 			b.filename = sp + 1;
 			b.kernel =
 			    !strcmp(sp + 1, "[kernel.kallsyms]") || str_endswith(sp + 1, ".ko");
-			perfdata_writer_add_build_id(w, &b);
+			if (a)
+				perfdata_async_add_build_id(a, &b);
+			else
+				perfdata_writer_add_build_id(w, &b);
 		}
 		l = nl ? nl + 1 : l + strlen(l);
+	}
+	if (a) {
+		struct perfdata_async_stats st;
+		if (perfdata_async_stop(a, &st) < 0)
+			goto out;
+		CHECK(st.handed_off > 0 && st.nbufs == 4 && st.peak_queued <= 4 &&
+		      st.uncompressed <= st.handed_off);
 	}
 	ret = perfdata_writer_finish(w, &meta);
 out:
@@ -762,8 +802,24 @@ out:
 	return ret;
 }
 
+/* Records our reader delivers from path (-1 on an error). */
+static long count_records(const char *path)
+{
+	struct perfdata_reader *r = perfdata_reader_open(path);
+	if (!r)
+		return -1;
+	struct perfdata_record rec;
+	long n = 0;
+	int rc;
+	while ((rc = perfdata_reader_next(r, &rec)) > 0)
+		n++;
+	perfdata_reader_free(r);
+	return rc < 0 ? -1 : n;
+}
+
 static void test_roundtrip(const char *dir)
 {
+	long records = -1;
 	char real[512], ours[512], args[8192];
 	snprintf(real, sizeof(real), "%s/real.data", dir);
 	snprintf(ours, sizeof(ours), "%s/ours.data", dir);
@@ -786,7 +842,7 @@ static void test_roundtrip(const char *dir)
 	run_perf(&names, args);
 	snprintf(args, sizeof(args), "buildid-list -i %s", real);
 	run_perf(&bids, args);
-	for (int mode = COPY_PLAIN; f.data && mode <= COPY_KILLED; mode++) {
+	for (int mode = COPY_PLAIN; f.data && mode <= COPY_ASYNC; mode++) {
 		if (mode == COPY_KILLED) {
 			pid_t child = fork();
 			if (child == 0)
@@ -818,6 +874,12 @@ static void test_roundtrip(const char *dir)
 		}
 		snprintf(args, sizeof(args), "report --stats -i %s", ours);
 		run_perf(&stats, args);
+		/* our reader too, whichever way the records were written (compressed: one
+		 * more, the HEADER_FEATURE record that says how to decompress) */
+		long n = count_records(ours);
+		if (mode == COPY_PLAIN)
+			records = n;
+		CHECK(n > 0 && n == records + (mode != COPY_PLAIN));
 		bool compressed = strstr(stats.out, "COMPRESSED events") != NULL;
 		CHECK(compressed == (mode != COPY_PLAIN));
 		struct stat sb;
