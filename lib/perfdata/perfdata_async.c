@@ -61,8 +61,11 @@ static void *writer_main(void *arg)
 		if (!failed) {
 			perfdata_writer_pause_compression(a->w, paused);
 			int rc = perfdata_writer_write(a->w, b->data, b->len);
-			if (rc == 0 && b->round_end)
-				rc = perfdata_writer_finished_round(a->w);
+			/* A buffer filled mid-round carries no round end (its rounds' ends are
+			 * records in it): the file is flushed on time all the same. */
+			if (rc == 0)
+				rc = b->round_end ? perfdata_writer_finished_round(a->w)
+						  : perfdata_writer_flush_due(a->w);
 			if (rc < 0) {
 				a->error = xstrdup(pc_strerror());
 				__atomic_store_n(&a->failed, true, __ATOMIC_RELEASE);

@@ -381,6 +381,11 @@ int perfdata_writer_finished_round(struct perfdata_writer *w)
 	    .type = PERF_RECORD_FINISHED_ROUND, .misc = 0, .size = sizeof(h)};
 	if (perfdata_writer_write(w, &h, sizeof(h)) < 0)
 		return -1;
+	return perfdata_writer_flush_due(w);
+}
+
+int perfdata_writer_flush_due(struct perfdata_writer *w)
+{
 	if (w->flush_interval_ns && monotonic_ns() - w->last_flush_ns >= w->flush_interval_ns)
 		return flush(w);
 	return 0;

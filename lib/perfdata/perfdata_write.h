@@ -45,6 +45,9 @@ int perfdata_writer_flush(struct perfdata_writer *w);
 /* Appends a PERF_RECORD_FINISHED_ROUND: every record before it may be sorted by time.
  * Flushes when the flush interval has passed since the last flush. */
 int perfdata_writer_finished_round(struct perfdata_writer *w);
+/* Flushes when the flush interval has passed since the last flush (whole records given
+ * so far, a round ended or not). */
+int perfdata_writer_flush_due(struct perfdata_writer *w);
 /* A round that ends `ns` or more after the last flush flushes (0: only a full buffer
  * does), so a killed writer loses at most about that much. */
 void perfdata_writer_set_flush_interval(struct perfdata_writer *w, uint64_t ns);
