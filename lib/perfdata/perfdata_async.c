@@ -85,6 +85,22 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
+/* Frees a, its buffers and its locks (its thread joined or never started). */
+static void async_free(struct perfdata_async *a)
+{
+	for (size_t i = 0; i < a->nalloc; i++)
+		free(a->bufs[i].data);
+	pthread_mutex_destroy(&a->lock);
+	pthread_cond_destroy(&a->work);
+	pthread_cond_destroy(&a->space);
+	free(a->bufs);
+	free(a->queue);
+	free(a->free_bufs);
+	free(a->bids);
+	free(a->error);
+	free(a);
+}
+
 struct perfdata_async *perfdata_async_start(struct perfdata_writer *w, size_t queue_bytes)
 {
 	struct perfdata_async *a = xcalloc(1, sizeof(*a));
@@ -103,13 +119,7 @@ struct perfdata_async *perfdata_async_start(struct perfdata_writer *w, size_t qu
 	int err = pthread_create(&a->thread, NULL, writer_main, a);
 	if (err) {
 		pc_err("cannot start the perf.data writer thread: %s", strerror(err));
-		pthread_mutex_destroy(&a->lock);
-		pthread_cond_destroy(&a->work);
-		pthread_cond_destroy(&a->space);
-		free(a->bufs);
-		free(a->queue);
-		free(a->free_bufs);
-		free(a);
+		async_free(a);
 		return NULL;
 	}
 	return a;
@@ -223,16 +233,6 @@ int perfdata_async_stop(struct perfdata_async *a, struct perfdata_async_stats *s
 	}
 	if (stats)
 		*stats = a->st;
-	for (size_t i = 0; i < a->nalloc; i++)
-		free(a->bufs[i].data);
-	pthread_mutex_destroy(&a->lock);
-	pthread_cond_destroy(&a->work);
-	pthread_cond_destroy(&a->space);
-	free(a->bufs);
-	free(a->queue);
-	free(a->free_bufs);
-	free(a->bids);
-	free(a->error);
-	free(a);
+	async_free(a);
 	return rc;
 }
