@@ -45,6 +45,20 @@ tmp_listing() {
 		ls -A /tmp | grep -E "^(perf|perfinfo)-$1\.map\$|^jit-$1\.dump\$"
 	} | sort
 }
+# (A /tmp/perf-PID.map of an earlier process with the same pid may be there before: pids
+# wrap at pid_max, 32768 here, many times in a whole suite, and runtimes and node leave
+# their maps behind; so each part compares with the listing taken before it.)
+# stacks_run OUT ARGS...: `timeout 60 $PC stacks ARGS >OUT 2>&1`, its exit status in rc and
+# its pid in spid, which names every private directory it makes (mine_left counts them).
+stacks_run() {
+	local out=$1
+	shift
+	timeout 60 $PC stacks "$@" >"$out" 2>&1 &
+	spid=$!
+	wait $spid
+	rc=$?
+}
+mine_left() { compgen -G "/tmp/.perfcollect-c-stacks-$spid-*" | wc -l; }
 
 # ---- the deadlock, with a runtime that answers ------------------------------------------
 start_hang mon monitor
@@ -52,7 +66,9 @@ ab=$(tids_of mon TakeAB) ba=$(tids_of mon TakeBA)
 waiters=$(tids_of mon Waiter | sort -n | tr '\n' ' ')
 before=$(tmp_listing $PID)
 start=$(date +%s%N)
-timeout 60 $PC stacks -pid $PID >out.txt 2>err.txt
+timeout 60 $PC stacks -pid $PID >out.txt 2>err.txt &
+spid=$!
+wait $spid
 rc=$?
 ms=$((($(date +%s%N) - start) / 1000000))
 check "stacks exits 0 (stderr: $(head -c 300 err.txt))" [ $rc = 0 ]
@@ -88,6 +104,7 @@ check "every thread is in some group exactly once" \
 
 # The process as before: no file of ours left, its runtime not writing maps, threads asleep.
 check "nothing left in /tmp (no private directory, no perf-$PID.map)" [ "$(tmp_listing $PID)" = "$before" ]
+check "... not even an empty directory ($(mine_left) left)" [ "$(mine_left)" = 0 ]
 check "the runtime holds no map file open (perf maps off again)" \
 	bash -c '! ls -l /proc/'$PID'/fd 2>/dev/null | grep -qE "perf-[0-9]+\.map|jit-[0-9]+\.dump"'
 back_asleep() {
@@ -138,13 +155,14 @@ if command -v python3 >/dev/null; then
 	mute=$!
 	cleanup_hooks+=("kill -9 $mute 2>/dev/null; rm -f /tmp/dotnet-diagnostic-$mute-*-socket")
 	wait_until 10 test -s "$T/mute.ready" || fail "the mute socket never came up: $(cat "$T/mute.out")"
+	before=$(tmp_listing $mute)
 	start=$(date +%s%N)
-	timeout 60 $PC stacks -pid $mute -nokernel >mute.txt 2>&1
-	rc=$?
+	stacks_run mute.txt -pid $mute -nokernel
 	ms=$((($(date +%s%N) - start) / 1000000))
 	check "a runtime that never answers: exit 0 within 10 s (took $ms ms)" [ $rc = 0 -a $ms -lt 10000 ]
 	check "... and says the runtime did not answer" grep -q "no answer within 2.0 s" mute.txt
-	check "... and the directory it made for the maps is gone" [ -z "$(tmp_listing $mute)" ]
+	check "... and the directory it made for the maps is gone ($(mine_left) left)" \
+		[ "$(mine_left)" = 0 -a "$(tmp_listing $mute)" = "$before" ]
 else
 	echo "python3 is not installed: the never-answering runtime part is not run"
 fi
@@ -176,8 +194,8 @@ if [ $rc = 0 ]; then
 	DOTNET=$root/dotnet DLL=$DLL8 start_hang net8 monitor DOTNET_ROOT=$root
 	ab=$(tids_of net8 TakeAB) ba=$(tids_of net8 TakeBA)
 	check ".NET 8: the app runs on an 8.0 runtime" grep -q "/8\.0\.[0-9]*/libcoreclr.so" /proc/$PID/maps
-	timeout 60 $PC stacks -pid $PID -nokernel >net8.txt 2>&1
-	rc=$?
+	before=$(tmp_listing $PID)
+	stacks_run net8.txt -pid $PID -nokernel
 	check ".NET 8: exit 0" [ $rc = 0 ]
 	check ".NET 8: managed frames named (Program.TakeAB, Program.Waiter)" \
 		bash -c 'grep -q " Program\.TakeAB()" net8.txt && grep -q " Program\.Waiter()" net8.txt'
@@ -185,7 +203,9 @@ if [ $rc = 0 ]; then
 	check ".NET 8: A held by TakeAB, waited for by 6" \
 		grep -q "^  6 threads wait for lock on object 0x[0-9a-f]* (Monitor) held by TID $ab (TakeAB)$" net8.txt
 	check ".NET 8: the deadlock cycle" grep -q "^  DEADLOCK: TID $ab -> .* -> TID $ba -> .* -> TID $ab$" net8.txt
-	check ".NET 8: nothing left in /tmp" [ -z "$(tmp_listing $PID)" ]
+	left=$(tmp_listing $PID)
+	check ".NET 8: nothing left in /tmp (before: ${before:-nothing}; after: ${left:-nothing}; $(mine_left) directories of stacks)" \
+		[ "$left" = "$before" -a "$(mine_left)" = 0 ]
 else
 	echo "no .NET 8 runtime or net8.0 build here: the .NET 8 part is not run ($root $DLL8)"
 fi
