@@ -74,7 +74,7 @@ static char *make_private_dir(pid_t pid, uid_t uid, struct dotnet_borrowed *m)
 			free(dir);
 			break;
 		}
-		close(tmp);
+		m->tmp_fd = tmp; /* kept: the directory is removed through it */
 		return dir;
 	}
 	close(tmp);
@@ -85,6 +85,7 @@ void dotnet_borrow_maps(pid_t pid, int timeout_ms, struct dotnet_guard *g,
 			struct dotnet_borrowed *m)
 {
 	memset(m, 0, sizeof(*m));
+	m->tmp_fd = -1;
 	m->timeout_ms = timeout_ms;
 	m->guard = g;
 	struct proc_status st;
@@ -127,13 +128,13 @@ out:
 	dotnet_ipc_set_timeout_ms(0);
 }
 
-void dotnet_return_maps(pid_t pid, struct dotnet_borrowed *m)
+void dotnet_return_maps(pid_t pid, struct dotnet_borrowed *m, bool alive)
 {
 	if (!m->borrowed)
 		return;
 	m->borrowed = false;
 	dotnet_ipc_set_timeout_ms(m->timeout_ms);
-	if (dotnet_give_back_maps(pid, m->private_dir, m->old_path) < 0) {
+	if (dotnet_give_back_maps(pid, m->tmp_fd, m->private_dir, m->old_path, alive) < 0) {
 		char *why =
 		    xasprintf("%s%sthe runtime was not fully restored (%s); both requests were "
 			      "sent and run if it answers later",
@@ -152,5 +153,8 @@ void dotnet_borrowed_free(struct dotnet_borrowed *m)
 	free(m->done);
 	free(m->old_path);
 	free(m->private_dir);
+	if (m->tmp_fd >= 0)
+		close(m->tmp_fd);
 	memset(m, 0, sizeof(*m));
+	m->tmp_fd = -1;
 }

@@ -30,6 +30,7 @@ struct dotnet_borrowed {
 	/* private */
 	char *old_path;	   /* DOTNET_PerfMapJitDumpPath before, NULL when unset */
 	char *private_dir; /* the directory we made, as the target sees it */
+	int tmp_fd;	   /* its parent, opened while the target ran; or -1 */
 	int timeout_ms;
 	uint64_t start;		    /* the target's start time, for the guard */
 	struct dotnet_guard *guard; /* or NULL */
@@ -41,8 +42,9 @@ struct dotnet_borrowed {
 void dotnet_borrow_maps(pid_t pid, int timeout_ms, struct dotnet_guard *g,
 			struct dotnet_borrowed *m);
 /* Gives borrowed maps back; a no-op otherwise.  Sets m->why when the runtime could not be
- * restored (it says what is left). */
-void dotnet_return_maps(pid_t pid, struct dotnet_borrowed *m);
+ * restored (it says what is left).  alive false: pid is gone (and may name another process
+ * now): nothing is asked of it, only our directory is removed from the /tmp it had. */
+void dotnet_return_maps(pid_t pid, struct dotnet_borrowed *m, bool alive);
 void dotnet_borrowed_free(struct dotnet_borrowed *m);
 
 #endif

@@ -37,6 +37,7 @@ struct change {
 	uint64_t start, session;
 	char *dir, *old_path; /* b */
 	bool has_old;
+	int parent_fd; /* b: dir's parent, opened while pinned; or -1 */
 	/* The process, pinned when the guard learns of the change (a pidfd where the kernel
 	 * has them): a pid that names another process by the undo, even one started in the
 	 * same clock tick (the same start time), is left alone.  pin.start 0: it was gone, or
@@ -48,6 +49,8 @@ static void change_free(struct change *c)
 {
 	free(c->dir);
 	free(c->old_path);
+	if (c->parent_fd >= 0)
+		close(c->parent_fd);
 	proc_pin_release(&c->pin);
 }
 
@@ -66,9 +69,21 @@ static char *unhex(const char *hex)
 	return out;
 }
 
+/* The directory holding dir (as pid sees it), through pid's root; or -1. */
+static int open_parent(pid_t pid, const char *dir)
+{
+	const char *slash = strrchr(dir, '/');
+	if (!slash || slash[1] == 0)
+		return pc_err("%s: not a directory of ours", dir);
+	char *parent = xstrndup(dir, slash - dir);
+	int fd = root_open_dir(pid, parent[0] ? parent : "/");
+	free(parent);
+	return fd;
+}
+
 static void apply(struct change **list, size_t *n, size_t *cap, char *line)
 {
-	struct change c = {.pin = {.pidfd = -1}};
+	struct change c = {.pin = {.pidfd = -1}, .parent_fd = -1};
 	char op;
 	int pid, used = 0;
 	unsigned long long start;
@@ -114,16 +129,28 @@ static void apply(struct change **list, size_t *n, size_t *cap, char *line)
 	if (proc_pin(c.pid, &c.pin) < 0 || c.pin.start != c.start) {
 		proc_pin_release(&c.pin);
 		c.pin.start = 0;
+	} else if (c.kind == 'b') {
+		c.parent_fd = open_parent(c.pid, c.dir);
+		if (!proc_pin_alive(&c.pin) && c.parent_fd >= 0) {
+			close(c.parent_fd); /* the pid is another's already */
+			c.parent_fd = -1;
+		}
 	}
 	grow_array((void **)list, cap, *n + 1, sizeof(**list));
 	(*list)[(*n)++] = c;
 }
 
-/* Undoes one change the caller left, if pid is still the process it was made in. */
+/* Undoes one change the caller left, if pid is still the process it was made in; of a
+ * process gone, only removes our directory. */
 static void undo(const struct change *c)
 {
-	if (!proc_pin_alive(&c->pin))
-		return; /* gone, or another process now */
+	if (!proc_pin_alive(&c->pin)) {
+		/* gone, or another process now: nothing to ask; our directory stays in its
+		 * /tmp unless removed through the parent opened while it was pinned */
+		if (c->kind == 'b' && c->parent_fd >= 0)
+			dotnet_give_back_maps(c->pid, c->parent_fd, c->dir, NULL, false);
+		return;
+	}
 	const char *what = NULL;
 	if (c->kind == 's') {
 		struct eventpipe_session s = {.pid = c->pid, .id = c->session, .fd = -1};
@@ -133,7 +160,7 @@ static void undo(const struct change *c)
 	} else if (c->kind == 'p') {
 		if (dotnet_disable_perfmap(c->pid) == 0)
 			what = "turned its perf maps off";
-	} else if (dotnet_give_back_maps(c->pid, c->dir, c->old_path) == 0) {
+	} else if (dotnet_give_back_maps(c->pid, c->parent_fd, c->dir, c->old_path, true) == 0) {
 		what = "gave its perf maps back (off, " PATH_VAR " as it was, directory removed)";
 	}
 	if (what)
@@ -286,32 +313,30 @@ void dotnet_guard_finish(struct dotnet_guard *g)
 	free(g);
 }
 
-/* Removes what the runtime wrote into our directory, then the directory. */
-static int remove_private_dir(pid_t pid, const char *dir)
+/* Removes what the runtime wrote into our directory, then the directory: through
+ * parent_fd, else (-1) through pid's root now. */
+static int remove_private_dir(pid_t pid, int parent_fd, const char *dir)
 {
-	const char *slash = strrchr(dir, '/');
-	if (!slash)
-		return pc_err("%s: not a directory of ours", dir);
-	char *parent = xstrndup(dir, slash - dir);
-	int pfd = root_open_dir(pid, parent[0] ? parent : "/");
-	free(parent);
+	int pfd = parent_fd >= 0 ? parent_fd : open_parent(pid, dir);
 	if (pfd < 0)
 		return -1;
 	char *shown = xasprintf("/proc/%d/root%s", (int)pid, dir);
-	int r = rm_rf_at(pfd, slash + 1, shown);
+	int r = rm_rf_at(pfd, strrchr(dir, '/') + 1, shown);
 	free(shown);
-	close(pfd);
+	if (pfd != parent_fd)
+		close(pfd);
 	return r;
 }
 
-int dotnet_give_back_maps(pid_t pid, const char *dir, const char *old_path)
+int dotnet_give_back_maps(pid_t pid, int parent_fd, const char *dir, const char *old_path,
+			  bool alive)
 {
 	char *problem = NULL;
-	if (dotnet_disable_perfmap(pid) < 0)
+	if (alive && dotnet_disable_perfmap(pid) < 0)
 		problem = xasprintf("DisablePerfMap: %s", pc_strerror());
-	if (dotnet_set_env(pid, PATH_VAR, old_path) < 0 && !problem)
+	if (alive && dotnet_set_env(pid, PATH_VAR, old_path) < 0 && !problem)
 		problem = xasprintf("restoring %s: %s", PATH_VAR, pc_strerror());
-	if (remove_private_dir(pid, dir) < 0 && !problem)
+	if ((alive || parent_fd >= 0) && remove_private_dir(pid, parent_fd, dir) < 0 && !problem)
 		problem = xstrdup(pc_strerror());
 	if (!problem)
 		return 0;

@@ -14,7 +14,10 @@
  * tick has the same start time, not the same pidfd).  What remains: the pin is checked
  * before each undo, whose requests then go by pid (a socket path, /proc/PID/root); a
  * process that exits during an undo and whose pid is taken meanwhile could receive the
- * rest of it (each request waits at most 2 s).
+ * rest of it (each request waits at most 2 s).  The one thing undone for a process that
+ * is gone is our own directory: the guard opens its parent when it is told of it, while the
+ * process is pinned, and removes it through that descriptor (the target's /tmp outlives the
+ * target: a container's overlay, or a /tmp it shares with the host).
  *
  * The guard is forked before the caller starts threads, in its own session (a Ctrl+C or a
  * kill of the caller's process group does not reach it), holding nothing but one end of a
@@ -47,7 +50,11 @@ pid_t dotnet_guard_pid(const struct dotnet_guard *g);
 
 /* Gives borrowed maps back: DisablePerfMap, DOTNET_PerfMapJitDumpPath set to old_path
  * again (NULL: unset), dir and what the runtime wrote into it removed.  Every step is
- * tried; 0, or -1 with pc_err() naming the first that failed. */
-int dotnet_give_back_maps(pid_t pid, const char *dir, const char *old_path);
+ * tried; 0, or -1 with pc_err() naming the first that failed.  parent_fd: dir's parent
+ * directory, opened while the process was pinned (-1: opened now through /proc/PID/root).
+ * alive false: the process is gone (its pid may be another's): no request is sent, only
+ * the directory is removed, and only through parent_fd. */
+int dotnet_give_back_maps(pid_t pid, int parent_fd, const char *dir, const char *old_path,
+			  bool alive);
 
 #endif

@@ -670,8 +670,7 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 
 	/* Managed frames are named from the runtime's maps: they must be written before the
 	 * threads stop (the runtime answers from them). */
-	struct dotnet_borrowed dm;
-	memset(&dm, 0, sizeof(dm));
+	struct dotnet_borrowed dm = {.tmp_fd = -1};
 	/* What we ask of the runtime is undone by the guard if we are killed before we do. */
 	struct dotnet_guard *guard =
 	    o->dotnet && dotnet_runtime_present(pid) ? dotnet_guard_start() : NULL;
@@ -733,8 +732,8 @@ struct stacks_snapshot *stacks_snapshot_take(pid_t pid, const struct stacks_opts
 		name_all(dwfl, s, tr, &dm);
 		confirm_managed_locks(s);
 	}
-	if (proc_pin_alive(&pin)) /* else nothing to give back, and the pid is another's */
-		dotnet_return_maps(pid, &dm);
+	/* gone: nothing to ask, and the pid may be another's; our directory still goes */
+	dotnet_return_maps(pid, &dm, proc_pin_alive(&pin));
 	dotnet_guard_finish(guard);
 	s->dotnet = dm.runtime;
 	if (dm.why)

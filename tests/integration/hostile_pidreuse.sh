@@ -43,9 +43,11 @@ b=$!
 echo "a=$a b=$b" >pids.txt
 wait $s
 echo "rc=$?" >>pids.txt
+echo "s=$s" >>pids.txt
 kill $b
 SH
 
+touch marker
 timeout -s KILL 120 unshare --pid --fork --mount-proc bash inside.sh "$PC" "$T" >inside.out 2>&1
 cat pids.txt inside.out stacks.txt 2>/dev/null
 read -r a b < <(sed -n 's/^a=\([0-9]*\) b=\([0-9]*\)/\1 \2/p' pids.txt)
@@ -54,4 +56,9 @@ rc=$(sed -n 's/^rc=//p' pids.txt)
 check "stacks fails (rc $rc)" test "$rc" != 0
 check "stacks says the process exited" grep -q "PID $a exited" stacks.txt
 check "stacks shows no thread of B (sleep)" bash -c "! grep -q sleep stacks.txt"
+# The directory stacks made in A's /tmp (the host's here) for the maps it asked for is
+# removed though A is gone: through the /tmp it opened while A ran, not through A's pid.
+s=$(sed -n 's/^s=//p' pids.txt)
+left=$(find /tmp -maxdepth 1 -name ".perfcollect-c-stacks-$s-*" -newer marker | wc -l)
+check "stacks' private directory in A's /tmp is gone ($left left)" test "$left" = 0
 finish
