@@ -45,6 +45,23 @@ wait $s
 echo "rc=$?" >>pids.txt
 echo "s=$s" >>pids.txt
 kill $b
+# Round 2: stacks SIGKILLed once its runtime is gone: its guard removes the directory.
+rm -f "$T/ready" "$T/accepted"
+PYTHONPATH="$TEST_SRCDIR/integration" python3 mute.py "$T/ready" "$T/accepted" >mute2.out 2>&1 &
+a=$!
+for i in $(seq 100); do [ -s "$T/ready" ] && break; sleep 0.1; done
+"$PC" stacks -pid $a -nokernel >stacks2.txt 2>&1 &
+s=$!
+for i in $(seq 100); do [ -s "$T/accepted" ] && break; sleep 0.1; done
+made=$(compgen -G "/tmp/.perfcollect-c-stacks-$s-*" | wc -l)
+kill -9 $a
+wait $a 2>/dev/null
+rm -f "$(cat "$T/ready")"
+kill -9 $s
+wait $s 2>/dev/null
+# the guard outlives stacks; this shell is the namespace's init, whose exit would end it
+for i in $(seq 200); do pgrep -x pc-guard >/dev/null || break; sleep 0.1; done
+echo "s2=$s made2=$made" >>pids.txt
 SH
 
 touch marker
@@ -61,4 +78,8 @@ check "stacks shows no thread of B (sleep)" bash -c "! grep -q sleep stacks.txt"
 s=$(sed -n 's/^s=//p' pids.txt)
 left=$(find /tmp -maxdepth 1 -name ".perfcollect-c-stacks-$s-*" -newer marker | wc -l)
 check "stacks' private directory in A's /tmp is gone ($left left)" test "$left" = 0
+read -r s2 made2 < <(sed -n 's/^s2=\([0-9]*\) made2=\([0-9]*\)/\1 \2/p' pids.txt)
+left=$(find /tmp -maxdepth 1 -name ".perfcollect-c-stacks-$s2-*" -newer marker | wc -l)
+check "stacks SIGKILLed after its runtime died: it had made its directory ($made2)" test "${made2:-0}" = 1
+check "... and its guard removed it ($left left)" test "$left" = 0
 finish
