@@ -53,7 +53,8 @@ for i in $(seq 100); do [ -s "$T/ready" ] && break; sleep 0.1; done
 "$PC" stacks -pid $a -nokernel >stacks2.txt 2>&1 &
 s=$!
 for i in $(seq 100); do [ -s "$T/accepted" ] && break; sleep 0.1; done
-made=$(compgen -G "/tmp/.perfcollect-c-stacks-$s-*" | wc -l)
+# (pids in a fresh namespace repeat from run to run: only directories made since it started)
+made=$(find /tmp -maxdepth 1 -name ".perfcollect-c-stacks-$s-*" -newer marker | wc -l)
 kill -9 $a
 wait $a 2>/dev/null
 rm -f "$(cat "$T/ready")"
