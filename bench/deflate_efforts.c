@@ -1,5 +1,5 @@
 /* deflate_efforts: what each deflate effort of the zip (base/deflate_chunk.h) makes of files,
- * and what zlib's level 6 would.
+ * and what zlib's levels 4, 5 and 9 would (BEST is zlib's 6).
  *
  *   deflate_efforts FILE...
  *
@@ -24,14 +24,15 @@ static double cpu_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-#define ZLIB6 (-1) /* an "effort": zlib's level 6 */
+#define ZLIB(level) (-(level)) /* an "effort": zlib's level */
 
-/* One piece by zlib 6, as deflate_chunk() frames it (a sync flush, or the stream's end). */
-static size_t zlib6_piece(const uint8_t *dict, size_t dict_len, const uint8_t *in, size_t len,
-			  bool last, uint8_t *out)
+/* One piece by zlib at level, as deflate_chunk() frames it (a sync flush, or the stream's
+ * end). */
+static size_t zlib_piece(int level, const uint8_t *dict, size_t dict_len, const uint8_t *in,
+			 size_t len, bool last, uint8_t *out)
 {
 	z_stream z = {0};
-	if (deflateInit2(&z, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return 0;
 	if (dict_len)
 		deflateSetDictionary(&z, dict, (uInt)dict_len);
@@ -54,9 +55,9 @@ static size_t compress_pieces(struct deflate_chunker *c, int effort, const struc
 		size_t dict = off < DEFLATE_DICT_MAX ? off : DEFLATE_DICT_MAX;
 		const uint8_t *d = b->data + off - dict, *in = b->data + off;
 		bool last = off + n == b->len;
-		total += effort == ZLIB6 ? zlib6_piece(d, dict, in, n, last, out)
-					 : deflate_chunk(c, (enum deflate_effort)effort, d, dict, in,
-							 n, last, out);
+		total += effort < 0 ? zlib_piece(-effort, d, dict, in, n, last, out)
+				    : deflate_chunk(c, (enum deflate_effort)effort, d, dict, in, n,
+						    last, out);
 		if (!b->len)
 			break;
 	}
@@ -65,8 +66,9 @@ static size_t compress_pieces(struct deflate_chunker *c, int effort, const struc
 
 int main(int argc, char **argv)
 {
-	static const int efforts[] = {DEFLATE_FAST, DEFLATE_SMALL, ZLIB6};
-	static const char *const names[] = {"fast", "small", "zlib 6"};
+	static const int efforts[] = {DEFLATE_FAST, DEFLATE_SMALL, DEFLATE_BEST,
+				      ZLIB(4),	    ZLIB(5),	   ZLIB(9)};
+	static const char *const names[] = {"fast", "small", "best", "zlib 4", "zlib 5", "zlib 9"};
 	if (argc < 2) {
 		fprintf(stderr, "usage: deflate_efforts FILE...\n");
 		return 2;

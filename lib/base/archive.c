@@ -49,6 +49,9 @@ struct piece {
 
 struct zentry {
 	char *name;
+	int spill_fd; /* a side stream's: its compressed bytes until it is placed; -1 else */
+	int spill_rd; /* the same file, to read it back */
+	bool abandoned; /* a side stream given up: nothing of it goes in the archive */
 	uint16_t method; /* 0 stored, 8 deflate */
 	enum deflate_effort effort;
 	bool mixed; /* may hold compressed parts: stored 64 KiB by 64 KiB (deflate_chunk_mixed) */
@@ -59,6 +62,18 @@ struct zentry {
 	uint64_t header_offset, csize, usize;
 	uint32_t crc;
 	bool written;
+};
+
+/* An entry being filled by the caller: the piece it fills (swapped with a free slot's
+ * buffer when queued) and the entry's last 32 KiB so far (the next piece's dictionary). */
+struct filler {
+	struct archive_writer *w;
+	struct zentry *e; /* NULL: none open */
+	uint8_t *in;	  /* PIECE bytes */
+	size_t len;
+	uint8_t dict[DEFLATE_DICT_MAX];
+	size_t dict_len;
+	FILE *stream;
 };
 
 struct archive_writer {
@@ -82,12 +97,11 @@ struct archive_writer {
 	uint64_t in_total; /* bytes queued, for progress */
 	uint64_t in_written;
 
-	/* the entry being filled by the caller, into the piece slot(queued) */
-	struct zentry *open;
-	struct piece *fill;		/* NULL until the next slot is free */
-	uint8_t dict[DEFLATE_DICT_MAX]; /* the open entry's last 32 KiB so far */
-	size_t dict_len;
-	FILE *stream;
+	/* the entries being filled by the caller: in the archive's order (main), and a side
+	 * stream spilled to a temporary file until it can be placed (side) */
+	struct filler main, side;
+	struct zentry **spilled; /* side streams ended, to place at _finish() */
+	size_t nspilled, spilled_cap;
 	bool finished;
 };
 
@@ -283,15 +297,22 @@ static void write_done_pieces(struct archive_writer *w)
 	w->writing = true;
 	while (w->next_write < w->queued && slot(w, w->next_write)->state == PIECE_DONE) {
 		struct piece *p = slot(w, w->next_write);
-		pthread_mutex_unlock(&w->lock);
 		struct zentry *e = p->e;
-		if (p->first)
-			write_local_header(w, e);
-		file_write(w, p->out, p->out_len);
+		bool drop = e->abandoned;
+		pthread_mutex_unlock(&w->lock);
+		if (e->spill_fd >= 0) { /* a side stream's, placed at the end */
+			if (!w->write_errno && !drop &&
+			    write_all(e->spill_fd, p->out, p->out_len) < 0)
+				w->write_errno = errno ? errno : EIO;
+		} else {
+			if (p->first)
+				write_local_header(w, e);
+			file_write(w, p->out, p->out_len);
+		}
 		e->crc = e->usize ? crc32_join(e->crc, p->crc, p->len) : p->crc;
 		e->usize += p->len;
 		e->csize += p->out_len;
-		if (p->last)
+		if (p->last && e->spill_fd < 0)
 			finish_local_header(w, e);
 		pthread_mutex_lock(&w->lock);
 		w->in_written += p->len;
@@ -404,6 +425,8 @@ struct archive_writer *archive_writer_new(const char *zip_path)
 		w->slots[i].in = xmalloc(PIECE);
 		w->slots[i].out = xmalloc(deflate_chunk_bound(PIECE));
 	}
+	w->main.w = w->side.w = w;
+	w->main.in = xmalloc(PIECE);
 	/* Signals stay with the caller's thread. */
 	sigset_t all, old;
 	sigfillset(&all);
@@ -425,45 +448,39 @@ struct archive_writer *archive_writer_new(const char *zip_path)
 	return w;
 }
 
-/* The next piece of the open entry, once its slot is free. */
-static struct piece *fill_piece(struct archive_writer *w)
+/* Queues the piece f filled, once the next slot is free: the slot takes f's buffer and
+ * gives f its own to fill next. */
+static void queue_piece(struct archive_writer *w, struct filler *f, bool last)
 {
-	if (w->fill)
-		return w->fill;
+	struct zentry *e = f->e;
 	pthread_mutex_lock(&w->lock);
 	while (slot(w, w->queued)->state != PIECE_FREE)
 		pthread_cond_wait(&w->space, &w->lock);
 	pthread_mutex_unlock(&w->lock);
 	struct piece *p = slot(w, w->queued); /* ours until queued */
-	p->e = w->open;
-	p->len = 0;
-	p->dict_len = w->open->method ? w->dict_len : 0;
-	memcpy(p->dict, w->dict, p->dict_len);
-	w->fill = p;
-	return p;
-}
-
-/* Queues the piece being filled. */
-static void queue_piece(struct archive_writer *w, bool last)
-{
-	struct piece *p = fill_piece(w);
-	struct zentry *e = w->open;
+	uint8_t *in = p->in;
+	p->in = f->in;
+	p->len = f->len;
+	f->in = in;
+	f->len = 0;
+	p->e = e;
+	p->dict_len = e->method ? f->dict_len : 0;
+	memcpy(p->dict, f->dict, p->dict_len);
 	p->first = e->npieces++ == 0;
 	p->last = last;
 	if (e->method) { /* the next piece's dictionary: the entry's last 32 KiB */
 		if (p->len >= DEFLATE_DICT_MAX) {
-			memcpy(w->dict, p->in + p->len - DEFLATE_DICT_MAX, DEFLATE_DICT_MAX);
-			w->dict_len = DEFLATE_DICT_MAX;
+			memcpy(f->dict, p->in + p->len - DEFLATE_DICT_MAX, DEFLATE_DICT_MAX);
+			f->dict_len = DEFLATE_DICT_MAX;
 		} else {
 			size_t keep = DEFLATE_DICT_MAX - p->len;
-			if (keep > w->dict_len)
-				keep = w->dict_len;
-			memmove(w->dict, w->dict + w->dict_len - keep, keep);
-			memcpy(w->dict + keep, p->in, p->len);
-			w->dict_len = keep + p->len;
+			if (keep > f->dict_len)
+				keep = f->dict_len;
+			memmove(f->dict, f->dict + f->dict_len - keep, keep);
+			memcpy(f->dict + keep, p->in, p->len);
+			f->dict_len = keep + p->len;
 		}
 	}
-	w->fill = NULL;
 	pthread_mutex_lock(&w->lock);
 	p->state = PIECE_QUEUED;
 	w->queued++;
@@ -472,55 +489,77 @@ static void queue_piece(struct archive_writer *w, bool last)
 	pthread_mutex_unlock(&w->lock);
 }
 
-static void entry_put(struct archive_writer *w, const void *data, size_t len)
+static void entry_put(struct archive_writer *w, struct filler *f, const void *data, size_t len)
 {
 	const uint8_t *d = data;
 	while (len) {
-		struct piece *p = fill_piece(w);
-		size_t n = PIECE - p->len < len ? PIECE - p->len : len;
-		memcpy(p->in + p->len, d, n);
-		p->len += n;
+		size_t n = PIECE - f->len < len ? PIECE - f->len : len;
+		memcpy(f->in + f->len, d, n);
+		f->len += n;
 		d += n;
 		len -= n;
-		if (p->len == PIECE)
-			queue_piece(w, false);
+		if (f->len == PIECE)
+			queue_piece(w, f, false);
 	}
 }
 
-static int begin_entry(struct archive_writer *w, const char *name, uint16_t method,
-		       enum deflate_effort effort, time_t mtime, bool zip64_local)
+/* Whether an entry of this name is in the archive or on its way. */
+static bool has_entry(const struct archive_writer *w, const char *name)
+{
+	for (size_t i = 0; i < w->nentries; i++)
+		if (!strcmp(w->entries[i]->name, name))
+			return true;
+	for (size_t i = 0; i < w->nspilled; i++)
+		if (!w->spilled[i]->abandoned && !strcmp(w->spilled[i]->name, name))
+			return true;
+	return w->side.e && !strcmp(w->side.e->name, name);
+}
+
+/* Opens entry name in f (&w->main, or &w->side with spill_fd, which it then owns). */
+static int begin_entry(struct archive_writer *w, struct filler *f, const char *name,
+		       uint16_t method, enum deflate_effort effort, time_t mtime, bool zip64_local,
+		       int spill_fd)
 {
 	if (w->finished)
 		return pc_err("cannot add %s: %s is already finished", name, w->path);
-	if (w->open)
+	if (f->e)
 		return pc_err("cannot add %s to %s while %s is being written", name, w->path,
-			      w->open->name);
+			      f->e->name);
 	if (!archive_name_is_safe(name))
 		return pc_err("refusing archive entry name '%s'", name);
 	if (strlen(name) > 0xfff0)
 		return pc_err("refusing archive entry name '%.40s...': too long", name);
-	for (size_t i = 0; i < w->nentries; i++)
-		if (!strcmp(w->entries[i]->name, name))
-			return pc_err("cannot add %s to %s twice", name, w->path);
+	if (has_entry(w, name))
+		return pc_err("cannot add %s to %s twice", name, w->path);
 	struct zentry *e = xcalloc(1, sizeof(*e));
 	e->name = xstrdup(name);
 	e->method = method;
 	e->effort = effort;
 	e->zip64_local = zip64_local;
+	e->spill_fd = spill_fd;
 	dos_time(mtime, &e->dos_time, &e->dos_date);
-	pthread_mutex_lock(&w->lock); /* the writing worker reads the array */
-	grow_array((void **)&w->entries, &w->entries_cap, w->nentries + 1, sizeof(*w->entries));
-	w->entries[w->nentries++] = e;
-	pthread_mutex_unlock(&w->lock);
-	w->open = e;
-	w->dict_len = 0;
+	if (spill_fd < 0) {
+		pthread_mutex_lock(&w->lock); /* the writing worker reads the array */
+		grow_array((void **)&w->entries, &w->entries_cap, w->nentries + 1,
+			   sizeof(*w->entries));
+		w->entries[w->nentries++] = e;
+		pthread_mutex_unlock(&w->lock);
+	}
+	f->e = e;
+	f->len = 0;
+	f->dict_len = 0;
 	return 0;
 }
 
-static void end_entry(struct archive_writer *w)
+static void end_entry(struct archive_writer *w, struct filler *f)
 {
-	queue_piece(w, true);
-	w->open = NULL;
+	queue_piece(w, f, true);
+	if (f->e->spill_fd >= 0) { /* placed at _finish(), once all of it is spilled */
+		grow_array((void **)&w->spilled, &w->spilled_cap, w->nspilled + 1,
+			   sizeof(*w->spilled));
+		w->spilled[w->nspilled++] = f->e;
+	}
+	f->e = NULL;
 }
 
 /* Does this data shrink?  Already compressed data (zstd in perf.data, say) is stored: a
@@ -548,6 +587,8 @@ static bool worth_deflating(int fd, uint64_t size)
 static enum deflate_effort effort_for(const char *name)
 {
 	/* text compresses much better with more effort; binary data hardly does */
+	if (str_endswith(name, ".nettrace"))
+		return DEFLATE_BEST; /* bench/README.md: 10-19 % smaller than SMALL */
 	return str_endswith(name, ".txt") || str_endswith(name, ".map") ||
 		       str_endswith(name, ".log")
 		   ? DEFLATE_SMALL
@@ -573,15 +614,15 @@ int archive_writer_add_file(struct archive_writer *w, const char *name, const ch
 	uint16_t method = worth_deflating(fd, (uint64_t)st.st_size) ? 8 : 0;
 	/* the file may grow while it is read: a zip64 header leaves room for any size */
 	bool big = (uint64_t)st.st_size >= U32_MAX / 2;
-	if (begin_entry(w, name, method, effort_for(name), st.st_mtime, big) < 0) {
+	struct filler *f = &w->main;
+	if (begin_entry(w, f, name, method, effort_for(name), st.st_mtime, big, -1) < 0) {
 		close(fd);
 		return -1;
 	}
-	w->open->mixed = true;
+	f->e->mixed = true;
 	int ret = 0;
 	for (;;) {
-		struct piece *p = fill_piece(w);
-		ssize_t n = read(fd, p->in + p->len, PIECE - p->len);
+		ssize_t n = read(fd, f->in + f->len, PIECE - f->len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -595,57 +636,174 @@ int archive_writer_add_file(struct archive_writer *w, const char *name, const ch
 		}
 		if (n == 0)
 			break;
-		p->len += (size_t)n;
-		if (p->len == PIECE)
-			queue_piece(w, false);
+		f->len += (size_t)n;
+		if (f->len == PIECE)
+			queue_piece(w, f, false);
 	}
 	close(fd);
-	end_entry(w);
+	end_entry(w, f);
 	return ret;
 }
 
 int archive_writer_add_buffer(struct archive_writer *w, const char *name, const void *data,
 			      size_t len)
 {
-	if (begin_entry(w, name, 8, effort_for(name), time(NULL), len >= U32_MAX / 2) < 0)
+	if (begin_entry(w, &w->main, name, 8, effort_for(name), time(NULL), len >= U32_MAX / 2,
+			-1) < 0)
 		return -1;
-	entry_put(w, data, len);
-	end_entry(w);
+	entry_put(w, &w->main, data, len);
+	end_entry(w, &w->main);
 	return 0;
 }
 
 static ssize_t stream_write(void *cookie, const char *buf, size_t size)
 {
-	struct archive_writer *w = cookie;
-	if (w->open)
-		entry_put(w, buf, size);
+	struct filler *f = cookie;
+	if (f->e)
+		entry_put(f->w, f, buf, size);
 	return (ssize_t)size;
 }
 
 static int stream_close(void *cookie)
 {
-	struct archive_writer *w = cookie;
-	if (w->open)
-		end_entry(w);
-	w->stream = NULL;
+	struct filler *f = cookie;
+	if (f->e)
+		end_entry(f->w, f);
+	f->stream = NULL;
 	return 0;
+}
+
+static FILE *open_stream(struct archive_writer *w, struct filler *f, const char *name,
+			 int spill_fd, int spill_rd)
+{
+	if (begin_entry(w, f, name, 8, effort_for(name), time(NULL), true, spill_fd) < 0) {
+		if (spill_fd >= 0) {
+			close(spill_fd);
+			close(spill_rd);
+		}
+		return NULL;
+	}
+	f->e->spill_rd = spill_rd;
+	cookie_io_functions_t io = {.write = stream_write, .close = stream_close};
+	FILE *s = fopencookie(f, "w", io);
+	if (!s) {
+		pc_err_errno("cannot stream %s", name);
+		f->e->abandoned = true;
+		end_entry(w, f); /* an empty entry (a side stream's is left out) */
+		return NULL;
+	}
+	/* The producer writes large pieces itself: no FILE buffer to copy through. */
+	setvbuf(s, NULL, _IONBF, 0);
+	f->stream = s;
+	return s;
 }
 
 FILE *archive_writer_add_stream(struct archive_writer *w, const char *name)
 {
-	if (begin_entry(w, name, 8, effort_for(name), time(NULL), true) < 0)
-		return NULL;
-	cookie_io_functions_t io = {.write = stream_write, .close = stream_close};
-	FILE *f = fopencookie(w, "w", io);
-	if (!f) {
-		pc_err_errno("cannot stream %s", name);
-		end_entry(w); /* an empty entry */
+	return open_stream(w, &w->main, name, -1, -1);
+}
+
+/* A file of our own for a side stream's compressed bytes, under no name: made beside the
+ * archive (outfile's rules) and unlinked at once, so that nothing is left if we are
+ * killed.  *rd: the same file opened for reading (the file is checked to be the one made). */
+static int spill_file(struct archive_writer *w, int *rd)
+{
+	char *path = xasprintf("%s.side", w->path);
+	struct outfile *o = outfile_open(path);
+	free(path);
+	if (!o)
+		return -1;
+	struct stat a, b;
+	int fd = fcntl(outfile_fd(o), F_DUPFD_CLOEXEC, 0);
+	*rd = open(outfile_temp_path(o), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || *rd < 0 || fstat(fd, &a) < 0 || fstat(*rd, &b) < 0 || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino) {
+		pc_err_errno("cannot keep %s", outfile_temp_path(o));
+		if (fd >= 0)
+			close(fd);
+		if (*rd >= 0)
+			close(*rd);
+		fd = -1;
+	}
+	outfile_abort(o); /* removes the name; the fds keep the file */
+	return fd;
+}
+
+static void close_spill(struct zentry *e)
+{
+	if (e->spill_fd >= 0) {
+		close(e->spill_fd);
+		close(e->spill_rd);
+	}
+	e->spill_fd = -1;
+}
+
+FILE *archive_writer_add_side_stream(struct archive_writer *w, const char *name)
+{
+	if (w->side.e) {
+		pc_err("cannot add %s to %s while %s is being written", name, w->path,
+		       w->side.e->name);
 		return NULL;
 	}
-	/* The producer writes large pieces itself: no FILE buffer to copy through. */
-	setvbuf(f, NULL, _IONBF, 0);
-	w->stream = f;
-	return f;
+	int rd = -1, fd = spill_file(w, &rd);
+	if (fd < 0)
+		return NULL;
+	if (!w->side.in)
+		w->side.in = xmalloc(PIECE);
+	return open_stream(w, &w->side, name, fd, rd);
+}
+
+void archive_writer_abandon_side_stream(struct archive_writer *w, FILE *f)
+{
+	if (!f)
+		return;
+	if (f == w->side.stream && w->side.e) {
+		pthread_mutex_lock(&w->lock); /* the writing worker reads it */
+		w->side.e->abandoned = true;
+		pthread_mutex_unlock(&w->lock);
+	}
+	fclose(f);
+}
+
+/* Copies a side stream's spilled bytes into the archive as the next entry. */
+static void place_spilled(struct archive_writer *w, struct zentry *e, uint8_t *buf)
+{
+	e->zip64_local = e->usize >= U32_MAX / 2 || e->csize >= U32_MAX / 2;
+	write_local_header(w, e);
+	for (uint64_t off = 0; off < e->csize && !w->write_errno;) {
+		size_t n = e->csize - off < PIECE ? (size_t)(e->csize - off) : PIECE;
+		ssize_t got = pread(e->spill_rd, buf, n, (off_t)off);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			w->write_errno = got < 0 ? errno : EIO;
+			break;
+		}
+		file_write(w, buf, (size_t)got);
+		off += (uint64_t)got;
+	}
+	finish_local_header(w, e);
+	close_spill(e);
+	grow_array((void **)&w->entries, &w->entries_cap, w->nentries + 1, sizeof(*w->entries));
+	w->entries[w->nentries++] = e;
+}
+
+/* The side streams ended: placed after every other entry, in the order they ended (the
+ * abandoned ones dropped). */
+static void place_side_streams(struct archive_writer *w)
+{
+	uint8_t *buf = w->main.in; /* nothing is filled any more */
+	for (size_t i = 0; i < w->nspilled; i++) {
+		struct zentry *e = w->spilled[i];
+		if (e->abandoned) {
+			close_spill(e);
+			free(e->name);
+			free(e);
+		} else {
+			place_spilled(w, e, buf);
+		}
+	}
+	w->nspilled = 0;
 }
 
 /* Waits until every queued piece is written, with progress on a terminal. */
@@ -676,11 +834,13 @@ int archive_writer_finish(struct archive_writer *w)
 {
 	if (w->finished)
 		return pc_err("%s: already finished", w->path);
-	if (w->stream)
-		return pc_err("%s: %s is still open", w->path, w->open->name);
+	if (w->main.stream || w->side.stream)
+		return pc_err("%s: %s is still open", w->path,
+			      (w->main.stream ? w->main.e : w->side.e)->name);
 	w->finished = true;
 	wait_written(w);
 	stop_workers(w);
+	place_side_streams(w);
 	write_directory(w);
 	struct outfile *out = w->out;
 	w->out = NULL; /* nothing to remove any more */
@@ -697,10 +857,23 @@ void archive_writer_free(struct archive_writer *w)
 {
 	if (!w)
 		return;
-	if (w->stream) { /* the caller must fclose() it first; do not leave it pointing here */
-		w->open = NULL;
-	}
+	/* the caller must fclose() its streams first; do not leave them pointing here */
+	struct zentry *open_side = w->side.e;
+	w->main.e = w->side.e = NULL;
 	stop_workers(w);
+	if (open_side) {
+		close_spill(open_side);
+		free(open_side->name);
+		free(open_side);
+	}
+	for (size_t i = 0; i < w->nspilled; i++) {
+		close_spill(w->spilled[i]);
+		free(w->spilled[i]->name);
+		free(w->spilled[i]);
+	}
+	free(w->spilled);
+	free(w->main.in);
+	free(w->side.in);
 	outfile_abort(w->out); /* not finished: nothing is left behind */
 	for (size_t i = 0; i < w->nslots; i++) {
 		free(w->slots[i].dict);

@@ -1,9 +1,9 @@
 /* archive: the <name>.trace.zip, written and read without unzip.
  *
  * Written by our own zip writer (archive.c): each entry is deflated in 1 MiB pieces by one
- * thread per CPU (ISA-L's igzip where the build has it, else zlib) while the caller goes
- * on producing the next; data that does not shrink (zstd-compressed perf.data) is stored
- * as it is.  Every zip reader reads the result: PerfView (.NET's ZipArchive), unzip,
+ * thread per CPU (ISA-L's igzip where the build has it, else zlib; .nettrace files by zlib 6,
+ * deflate_chunk.h's BEST) while the caller goes on producing the next; data that does not
+ * shrink (zstd-compressed perf.data) is stored as it is.  Every zip reader reads the result: PerfView (.NET's ZipArchive), unzip,
  * Python's zipfile, libzip.  Read through libzip (archive_read.c), which reads any zip.
  *
  * Entry names are checked on both sides: no absolute paths, no "..", no backslashes,
@@ -30,6 +30,13 @@ int archive_writer_add_buffer(struct archive_writer *w, const char *name, const 
  * entry can be added until it is fclose()d, which ends the entry.  A failed archive write
  * does not stop the producer: the bytes are dropped and _finish() returns the error. */
 FILE *archive_writer_add_stream(struct archive_writer *w, const char *name);
+/* A second stream, open at the same time as the entries above (from the same thread): its
+ * pieces are compressed by the same threads, its compressed bytes kept in a file of ours
+ * under no name beside the archive until _finish() places it after every other entry (a
+ * copy, no compression at the end).  One side stream at a time; fclose() ends it, and
+ * _abandon_side_stream() closes it leaving it out of the archive. */
+FILE *archive_writer_add_side_stream(struct archive_writer *w, const char *name);
+void archive_writer_abandon_side_stream(struct archive_writer *w, FILE *f);
 /* Waits for the compressors (progress on a terminal), writes the central directory,
  * renames the archive into place.  -1 with the reason when anything failed. */
 int archive_writer_finish(struct archive_writer *w);

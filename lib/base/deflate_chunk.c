@@ -16,10 +16,9 @@ struct deflate_chunker {
 #ifdef HAVE_ISAL
 	uint8_t *level_buf; /* the hash tables of levels 1-3, sized for the largest */
 	size_t level_buf_size;
-#else
-	z_stream z[2]; /* per effort */
-	bool z_ready[2];
 #endif
+	z_stream z[NR_DEFLATE_EFFORTS]; /* per effort, made on first use */
+	bool z_ready[NR_DEFLATE_EFFORTS];
 };
 
 size_t deflate_chunk_bound(size_t len)
@@ -50,6 +49,47 @@ size_t deflate_chunk_stored(const void *in, size_t len, bool last, void *out)
 	return (size_t)(o - (uint8_t *)out);
 }
 
+/* zlib's level for each effort (BEST in every build, all three without ISA-L). */
+static const int ZLIB_LEVEL[NR_DEFLATE_EFFORTS] = {
+    [DEFLATE_FAST] = 1, [DEFLATE_SMALL] = 6, [DEFLATE_BEST] = 6};
+
+/* deflate_chunk() into out[0..cap) by zlib */
+static size_t zlib_chunk_into(struct deflate_chunker *c, enum deflate_effort effort,
+			      const void *dict, size_t dict_len, const void *in, size_t len,
+			      bool last, void *out, size_t cap)
+{
+	z_stream *z = &c->z[effort];
+	if (len > UINT32_MAX / 2 || cap > UINT32_MAX)
+		return deflate_chunk_stored(in, len, last, out);
+	if (!c->z_ready[effort]) {
+		if (deflateInit2(z, ZLIB_LEVEL[effort], Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) !=
+		    Z_OK)
+			return deflate_chunk_stored(in, len, last, out);
+		c->z_ready[effort] = true;
+	} else if (deflateReset(z) != Z_OK) {
+		return deflate_chunk_stored(in, len, last, out);
+	}
+	if (dict_len && deflateSetDictionary(z, dict, (uInt)dict_len) != Z_OK)
+		return deflate_chunk_stored(in, len, last, out);
+	z->next_in = (Bytef *)in;
+	z->avail_in = (uInt)len;
+	z->next_out = out;
+	z->avail_out = (uInt)cap;
+	int rc = deflate(z, last ? Z_FINISH : Z_SYNC_FLUSH);
+	bool complete = (last ? rc == Z_STREAM_END : rc == Z_OK) && z->avail_in == 0;
+	size_t n = cap - z->avail_out;
+	if (!complete || n > len + len / 4096 + 5)
+		return deflate_chunk_stored(in, len, last, out);
+	return n;
+}
+
+static void zlib_free(struct deflate_chunker *c)
+{
+	for (int i = 0; i < NR_DEFLATE_EFFORTS; i++)
+		if (c->z_ready[i])
+			deflateEnd(&c->z[i]);
+}
+
 #ifdef HAVE_ISAL
 
 struct deflate_chunker *deflate_chunker_new(void)
@@ -65,6 +105,7 @@ void deflate_chunker_free(struct deflate_chunker *c)
 {
 	if (!c)
 		return;
+	zlib_free(c);
 	free(c->level_buf);
 	free(c);
 }
@@ -74,6 +115,8 @@ static size_t chunk_into(struct deflate_chunker *c, enum deflate_effort effort, 
 			 size_t dict_len, const void *in, size_t len, bool last, void *out,
 			 size_t cap)
 {
+	if (effort == DEFLATE_BEST)
+		return zlib_chunk_into(c, effort, dict, dict_len, in, len, last, out, cap);
 	if (len > UINT32_MAX / 2 || cap > UINT32_MAX) /* ISA-L counts in 32 bits */
 		return deflate_chunk_stored(in, len, last, out);
 	struct isal_zstream s;
@@ -128,9 +171,7 @@ void deflate_chunker_free(struct deflate_chunker *c)
 {
 	if (!c)
 		return;
-	for (int i = 0; i < 2; i++)
-		if (c->z_ready[i])
-			deflateEnd(&c->z[i]);
+	zlib_free(c);
 	free(c);
 }
 
@@ -139,29 +180,7 @@ static size_t chunk_into(struct deflate_chunker *c, enum deflate_effort effort, 
 			 size_t dict_len, const void *in, size_t len, bool last, void *out,
 			 size_t cap)
 {
-	int e = effort == DEFLATE_SMALL;
-	z_stream *z = &c->z[e];
-	if (len > UINT32_MAX / 2 || cap > UINT32_MAX)
-		return deflate_chunk_stored(in, len, last, out);
-	if (!c->z_ready[e]) {
-		if (deflateInit2(z, e ? 6 : 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-			return deflate_chunk_stored(in, len, last, out);
-		c->z_ready[e] = true;
-	} else if (deflateReset(z) != Z_OK) {
-		return deflate_chunk_stored(in, len, last, out);
-	}
-	if (dict_len && deflateSetDictionary(z, dict, (uInt)dict_len) != Z_OK)
-		return deflate_chunk_stored(in, len, last, out);
-	z->next_in = (Bytef *)in;
-	z->avail_in = (uInt)len;
-	z->next_out = out;
-	z->avail_out = (uInt)cap;
-	int rc = deflate(z, last ? Z_FINISH : Z_SYNC_FLUSH);
-	bool complete = (last ? rc == Z_STREAM_END : rc == Z_OK) && z->avail_in == 0;
-	size_t n = cap - z->avail_out;
-	if (!complete || n > len + len / 4096 + 5)
-		return deflate_chunk_stored(in, len, last, out);
-	return n;
+	return zlib_chunk_into(c, effort, dict, dict_len, in, len, last, out, cap);
 }
 
 uint32_t crc32_update(uint32_t crc, const void *buf, size_t len)

@@ -4,8 +4,8 @@
  * sync flush); the last one ends the stream.  A piece may be given the 32 KiB of text before
  * it as a dictionary, so the pieces together compress almost as well as one stream.
  *
- * The work is done by ISA-L's igzip where the build has it (several times zlib's speed at a
- * similar size), else by zlib.  A piece that would not shrink is written as stored blocks,
+ * FAST and SMALL are done by ISA-L's igzip where the build has it (several times zlib's speed
+ * at a similar size), else by zlib; BEST always by zlib.  A piece that would not shrink is written as stored blocks,
  * so the output never exceeds deflate_chunk_bound().
  */
 #ifndef PC_DEFLATE_CHUNK_H
@@ -16,8 +16,11 @@
 #define DEFLATE_DICT_MAX 32768
 
 /* How hard to try: FAST for binary data and when the compressor is the bottleneck,
- * SMALL for text (about a seventh smaller, at a third of FAST's speed). */
-enum deflate_effort { DEFLATE_FAST, DEFLATE_SMALL };
+ * SMALL for text (about a seventh smaller, at a third of FAST's speed), BEST where the
+ * compression runs beside the work that produces the data (zlib's level 6 in every build:
+ * 10-23 % smaller than SMALL on our text and NetTrace files, at 3-5 times its CPU; bench/
+ * README.md, "Each zip entry's cost per sample"). */
+enum deflate_effort { DEFLATE_FAST, DEFLATE_SMALL, DEFLATE_BEST, NR_DEFLATE_EFFORTS };
 
 /* Per-thread state (the compressor's hash tables), reused from piece to piece. */
 struct deflate_chunker;

@@ -99,6 +99,7 @@ struct prev_header {
 
 struct nettrace_writer {
 	int fd;
+	FILE *copy; /* NULL, or what gets every byte written to fd too */
 	bool failed;
 	uint32_t pointer_size;
 	size_t block_bytes, region_bytes;
@@ -143,6 +144,8 @@ static int write_out(struct nettrace_writer *w)
 		w->out.len = 0;
 		return pc_err_errno("cannot write the NetTrace file");
 	}
+	if (w->out.len && w->copy)
+		fwrite(w->out.data, 1, w->out.len, w->copy);
 	w->st.bytes += w->out.len;
 	w->out.len = 0;
 	return 0;
@@ -171,8 +174,15 @@ static void utc_fields(int64_t ns, uint16_t f[8])
 
 struct nettrace_writer *nettrace_writer_new(int fd, const struct nettrace_trace_info *info)
 {
+	return nettrace_writer_new_copy(fd, NULL, info);
+}
+
+struct nettrace_writer *nettrace_writer_new_copy(int fd, FILE *copy,
+						 const struct nettrace_trace_info *info)
+{
 	struct nettrace_writer *w = xcalloc(1, sizeof(*w));
 	w->fd = fd;
+	w->copy = copy;
 	w->pointer_size = info->pointer_size == 4 ? 4 : 8;
 	w->block_bytes = DEFAULT_BLOCK_BYTES;
 	w->region_bytes = DEFAULT_REGION_BYTES;

@@ -114,6 +114,10 @@ struct nettrace_writer;
 /* Writes the file header and the trace block to fd (which stays the caller's; it is not
  * closed).  NULL with pc_err() when that write fails. */
 struct nettrace_writer *nettrace_writer_new(int fd, const struct nettrace_trace_info *info);
+/* The same, every byte written to fd also written to copy (a zip entry's stream, say: the
+ * same bytes; a failed write to it is copy's to report, not the writer's). */
+struct nettrace_writer *nettrace_writer_new_copy(int fd, FILE *copy,
+						 const struct nettrace_trace_info *info);
 /* Bytes of events kept before a flush (default 64 KiB) and of interned stacks and label
  * lists before a sequence point (default 4 MiB; 0: only when the caller asks). */
 void nettrace_writer_set_limits(struct nettrace_writer *w, size_t block_bytes, size_t region_bytes);

@@ -328,11 +328,36 @@ static void log_summary(struct pass *p)
 			 script_writer_bytes(p->script), p->pass_ns / 1e9, p->pass_cpu_ns / 1e9);
 }
 
-/* The archive, started before the pass: perf.data first as recorded (its pieces are
- * compressed while the symbolizer loads) unless the pass rewrites it (rewritten: it comes
- * after the text), then perf.data.txt, compressed by the archive's threads while the pass
- * writes it (so it never goes to disk).  NULL when that cannot be set up: then perf.data.txt
- * goes to out_dir and pack() says what failed. */
+static int add_entry(struct archive_writer *w, const char *name, const char *file, const char *dir)
+{
+	char *src = xasprintf("%s/%s", dir, file);
+	char *entry = xasprintf("%s.trace/%s", name, file);
+	int r = archive_writer_add_file(w, entry, src);
+	if (r < 0)
+		log_warn("%s", pc_strerror());
+	free(src);
+	free(entry);
+	return r;
+}
+
+/* Adds the .NET runtime's event files, as collect streamed them (loose: not ours to pick
+ * up). */
+static int add_runtime_files(const struct postprocess_opts *o, struct archive_writer *w)
+{
+	size_t nnt = 0;
+	char **nt = o->loose ? NULL : nettrace_files_find(o->trace_dir, &nnt);
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < nnt; i++)
+		r = add_entry(w, o->name, nt[i], o->trace_dir);
+	nettrace_files_free(nt, nnt);
+	return r;
+}
+
+/* The archive, started before the pass: perf.data first as recorded unless the pass
+ * rewrites it (rewritten: it comes after the text), and the runtime's event files (their
+ * pieces compressed while the symbolizer loads); then perf.data.txt, compressed by the
+ * archive's threads while the pass writes it (so it never goes to disk).  NULL when that
+ * cannot be set up: then perf.data.txt goes to out_dir and pack() says what failed. */
 static struct archive_writer *start_archive(const struct postprocess_opts *o, bool rewritten,
 					    FILE **txt)
 {
@@ -344,7 +369,7 @@ static struct archive_writer *start_archive(const struct postprocess_opts *o, bo
 	char *data_entry = xasprintf("%s.trace/perf.data", o->name);
 	FILE *f = NULL;
 	if ((rewritten || archive_writer_add_file(w, data_entry, o->perf_data) == 0) &&
-	    (f = archive_writer_add_stream(w, txt_entry))) {
+	    add_runtime_files(o, w) == 0 && (f = archive_writer_add_stream(w, txt_entry))) {
 		*txt = f;
 	} else {
 		archive_writer_free(w);
@@ -381,9 +406,27 @@ static void prepare_symbols(const struct postprocess_opts *o, struct pass *p)
 /* Symbolize perf.data into perf.data.txt: into the archive *w when it could be started,
  * else out_dir/perf.data.txt.  Returns -1 when perf.data cannot be opened at all or
  * perf.data.txt cannot be written; *txt says whether it exists. */
+/* The unified NetTrace's entry, streamed into the archive beside the pass (compressed by
+ * the archive's threads at their best effort, so that costs nothing after the pass): NULL
+ * when it cannot be, and then pack() adds the finished file. */
+static FILE *stream_nettrace(const struct postprocess_opts *o, struct archive_writer *w,
+			     struct nettrace_out *nt)
+{
+	if (!w || !nt)
+		return NULL;
+	char *entry = xasprintf("%s.trace/%s.nettrace", o->name, o->name);
+	FILE *f = archive_writer_add_side_stream(w, entry);
+	free(entry);
+	if (f)
+		nettrace_out_copy_to(nt, f);
+	else
+		log_warn("%s; the NetTrace is added after the pass", pc_strerror());
+	return f;
+}
+
 static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 		     struct postprocess_stats *st, struct jitfiles *jf, bool *txt,
-		     struct archive_writer **w, struct zip_perfdata **zpd)
+		     struct archive_writer **w, struct zip_perfdata **zpd, bool *nt_in_zip)
 {
 	struct pass p = {.o = o, .st = st};
 	*txt = false;
@@ -434,6 +477,7 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 		if (fd >= 0 && !(out = fdopen(fd, "w")))
 			close(fd);
 	}
+	FILE *nt_entry = stream_nettrace(o, *w, p.nt);
 	if (p.sym) /* while the archive's threads compress perf.data */
 		prepare_symbols(o, &p);
 	if (!p.sym) {
@@ -453,12 +497,19 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 			log_warn("%s", pc_strerror());
 		else if (p.nt)
 			st->nettrace = true;
+		if (st->nettrace && nt_entry) {
+			fclose(nt_entry); /* the entry is complete */
+			nt_entry = NULL;
+			*nt_in_zip = true;
+		}
 		if (!zip && !st->nettrace)
 			ret = -1;
 		log_summary(&p);
 		if (zip)
 			jitfiles_collect(jf, p.sym);
 	}
+	/* a NetTrace failed or not written: nothing of it in the archive */
+	archive_writer_abandon_side_stream(*w, nt_entry);
 	if (!ran) { /* perf.data goes as recorded */
 		zip_perfdata_free(p.zpd);
 		*zpd = NULL;
@@ -475,23 +526,12 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 	return ret;
 }
 
-static int add_entry(struct archive_writer *w, const char *name, const char *file, const char *dir)
-{
-	char *src = xasprintf("%s/%s", dir, file);
-	char *entry = xasprintf("%s.trace/%s", name, file);
-	int r = archive_writer_add_file(w, entry, src);
-	if (r < 0)
-		log_warn("%s", pc_strerror());
-	free(src);
-	free(entry);
-	return r;
-}
-
 /* Packs the archive: perf.data, perf.data.txt, JIT files, the NetTrace, the log.  w: the
  * archive that start_archive() began, which holds perf.data.txt (and the recorded perf.data
  * unless zpd rewrote it) already. */
 static int pack(const struct postprocess_opts *o, const char *out_dir, bool txt, bool nettrace,
-		struct jitfiles *jf, struct archive_writer *w, struct zip_perfdata *zpd)
+		bool nt_in_zip, struct jitfiles *jf, struct archive_writer *w,
+		struct zip_perfdata *zpd)
 {
 	int r = 0;
 	const char *unwound = zip_perfdata_finish(zpd);
@@ -514,17 +554,16 @@ static int pack(const struct postprocess_opts *o, const char *out_dir, bool txt,
 			log_warn("%s", pc_strerror());
 		if (r == 0 && txt)
 			r = add_entry(w, o->name, "perf.data.txt", out_dir);
+		if (r == 0)
+			r = add_runtime_files(o, w);
 	}
 	for (size_t i = 0; r == 0 && i < jitfiles_count(jf); i++)
 		r = add_entry(w, o->name, jitfiles_name(jf, i), out_dir);
-	/* The .NET runtime's events, as collect streamed them (loose: not ours to pick up). */
 	size_t nnt = 0;
 	char **nt = o->loose ? NULL : nettrace_files_find(o->trace_dir, &nnt);
 	nettrace_files_log(o->trace_dir, nt, nnt);
-	for (size_t i = 0; r == 0 && i < nnt; i++)
-		r = add_entry(w, o->name, nt[i], o->trace_dir);
 	nettrace_files_free(nt, nnt);
-	if (r == 0 && nettrace) {
+	if (r == 0 && nettrace && !nt_in_zip) {
 		char *entry = xasprintf("%s.trace/%s.nettrace", o->name, o->name);
 		if ((r = archive_writer_add_file(w, entry, o->nettrace_path)) < 0)
 			log_warn("%s", pc_strerror());
@@ -576,7 +615,8 @@ int postprocess_run(const struct postprocess_opts *o_in, struct postprocess_stat
 	bool txt = false;
 	struct archive_writer *w = NULL;
 	struct zip_perfdata *zpd = NULL;
-	int ret = symbolize(&o, out_dir, st, jf, &txt, &w, &zpd);
+	bool nt_in_zip = false;
+	int ret = symbolize(&o, out_dir, st, jf, &txt, &w, &zpd, &nt_in_zip);
 	char *err = ret < 0 ? xstrdup(pc_strerror()) : NULL;
 	if (!o.loose)
 		jitfiles_add_dir(jf);
@@ -586,7 +626,7 @@ int postprocess_run(const struct postprocess_opts *o_in, struct postprocess_stat
 		archive_writer_free(w); /* discards what it began, if anything */
 		pr = 0;
 	} else {
-		pr = pack(&o, out_dir, txt, st->nettrace, jf, w, zpd);
+		pr = pack(&o, out_dir, txt, st->nettrace, nt_in_zip, jf, w, zpd);
 	}
 	zip_perfdata_free(zpd);
 	if (pr < 0)

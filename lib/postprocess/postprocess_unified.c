@@ -25,6 +25,7 @@ struct nettrace_out {
 	char *path;
 	struct outfile *out; /* path under a temporary name until finished */
 	int fd;
+	FILE *copy; /* NULL, or the archive's stream of the file */
 	bool failed, cswitch;
 	uint64_t sync;
 	uint32_t cswitch_md;
@@ -211,7 +212,7 @@ static int start(struct nettrace_out *o, uint64_t t)
 	    .kv = kv,
 	    .nkv = nkv,
 	};
-	o->file.w = nettrace_writer_new(o->fd, &info);
+	o->file.w = nettrace_writer_new_copy(o->fd, o->copy, &info);
 	if (!o->file.w)
 		return -1;
 	for (int i = 0; i < NR_SYSTEM_EVENTS; i++)
@@ -448,6 +449,11 @@ int nettrace_out_record(struct nettrace_out *o, const struct perfdata_record *re
 	default:
 		return 0;
 	}
+}
+
+void nettrace_out_copy_to(struct nettrace_out *o, FILE *copy)
+{
+	o->copy = copy;
 }
 
 int nettrace_out_finish(struct nettrace_out *o)

@@ -48,6 +48,9 @@ struct nettrace_out *nettrace_out_new(const char *path, struct perfdata_reader *
  * file too, each at its time among the samples (postprocess_unified_runtime.c).  A file
  * that cannot be read is said in the log and left out. */
 int nettrace_out_add_runtime(struct nettrace_out *o, const char *dir, char *const *names, size_t n);
+/* Every byte of the file written to copy as well, as it is written (the archive's entry of
+ * it, compressed beside the pass); before the first sample or record. */
+void nettrace_out_copy_to(struct nettrace_out *o, FILE *copy);
 /* A non-sample record, after symbolizer_process() took it (fork, exit, context switch). */
 int nettrace_out_record(struct nettrace_out *o, const struct perfdata_record *rec);
 /* A sample as perf.data.txt shows it: its frames, its thread's comm, the tracepoint text

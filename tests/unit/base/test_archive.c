@@ -1,5 +1,6 @@
 /* Unit tests for archive: round trip through a real zip (libzip, and the system's unzip and
- * Python's zipfile as independent readers), stored and deflated entries, write failures, name
+ * Python's zipfile as independent readers), stored and deflated entries, a side stream written
+ * beside another entry (placed last, or left out when abandoned), write failures, name
  * safety, and extraction that refuses "../" entries. */
 #include "base/archive.h"
 #include "test.h"
@@ -23,6 +24,120 @@ static char *slurp(FILE *f)
 	}
 	buf[n] = 0;
 	return buf;
+}
+
+/* Text of n lines, different for each seed. */
+static void put_lines(FILE *to, char **acc, size_t *len, size_t *cap, int seed, int from, int n)
+{
+	for (int i = from; i < from + n; i++) {
+		char line[80];
+		int l = snprintf(line, sizeof(line), "%d event %d %x\n", seed, i,
+				 (unsigned)i * 2654435761u ^ (unsigned)seed);
+		grow_array((void **)acc, cap, *len + (size_t)l + 1, 1);
+		memcpy(*acc + *len, line, (size_t)l);
+		*len += (size_t)l;
+		(*acc)[*len] = 0;
+		CHECK(fwrite(line, 1, (size_t)l, to) == (size_t)l);
+	}
+}
+
+static char *entry_text(struct archive_reader *r, const char *name)
+{
+	long i = archive_reader_find(r, name);
+	if (i < 0)
+		return NULL;
+	FILE *e = archive_reader_open_entry(r, (size_t)i);
+	char *text = slurp(e);
+	fclose(e);
+	return text;
+}
+
+/* A side stream filled at the same time as the main stream (several pieces of each,
+ * interleaved) is placed after every other entry, whole; an abandoned one is left out; no
+ * file is left beside the archive; freed unfinished, nothing is left. */
+static void side_streams(const char *dir)
+{
+	char *sub = xasprintf("%s/side", dir), *zpath = xasprintf("%s/side/t.zip", dir);
+	CHECK(mkdir(sub, 0755) == 0);
+	struct archive_writer *w = archive_writer_new(zpath);
+	CHECK(w != NULL);
+	FILE *m = archive_writer_add_stream(w, "t.trace/perf.data.txt");
+	FILE *s = archive_writer_add_side_stream(w, "t.trace/t.nettrace");
+	CHECK(m && s);
+	CHECK(archive_writer_add_side_stream(w, "t.trace/other.nettrace") == NULL); /* one */
+	char *mt = NULL, *st = NULL;
+	size_t ml = 0, mc = 0, sl = 0, sc = 0;
+	for (int round = 0; round < 40; round++) {
+		put_lines(m, &mt, &ml, &mc, 1, round * 5000, 5000);
+		put_lines(s, &st, &sl, &sc, 2, round * 3000, 3000);
+	}
+	CHECK(ml > 3 << 20 && sl > 2 << 20);
+	CHECK(fclose(s) == 0);
+	/* the name is taken while it waits to be placed */
+	CHECK(archive_writer_add_buffer(w, "t.trace/t.nettrace", "x", 1) < 0);
+	/* a second side stream, abandoned after a few pieces */
+	FILE *d = archive_writer_add_side_stream(w, "t.trace/dropped.nettrace");
+	CHECK(d != NULL);
+	char *dt = NULL;
+	size_t dl = 0, dc = 0;
+	put_lines(d, &dt, &dl, &dc, 3, 0, 100000);
+	put_lines(m, &mt, &ml, &mc, 1, 200000, 1000);
+	archive_writer_abandon_side_stream(w, d);
+	CHECK(fclose(m) == 0);
+	CHECK(archive_writer_add_buffer(w, "t.trace/perfcollect.log", "log\n", 4) == 0);
+	CHECK(archive_writer_finish(w) == 0);
+	archive_writer_free(w);
+	char *ls = xasprintf("test \"$(ls -A %s)\" = t.zip", sub);
+	CHECK(system(ls) == 0);
+	if (system("command -v unzip >/dev/null") == 0) {
+		char *cmd = xasprintf("unzip -tq %s >/dev/null", zpath);
+		CHECK(system(cmd) == 0);
+		free(cmd);
+	}
+	if (system("command -v python3 >/dev/null") == 0) {
+		char *cmd =
+		    xasprintf("python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); "
+			      "sys.exit(z.testzip() is not None or len(z.namelist()) != 3)' %s",
+			      zpath);
+		CHECK(system(cmd) == 0);
+		free(cmd);
+	}
+	int err = 0;
+	zip_t *z = zip_open(zpath, ZIP_RDONLY | ZIP_CHECKCONS, &err);
+	CHECK(z != NULL);
+	if (z)
+		zip_discard(z);
+	struct archive_reader *r = archive_reader_open(zpath);
+	CHECK(r != NULL);
+	CHECK_EQ_U64(archive_reader_count(r), 3);
+	CHECK_STR(archive_reader_name(r, 0), "t.trace/perf.data.txt");
+	CHECK_STR(archive_reader_name(r, 1), "t.trace/perfcollect.log");
+	CHECK_STR(archive_reader_name(r, 2), "t.trace/t.nettrace");
+	char *text = entry_text(r, "perf.data.txt");
+	CHECK(text && strlen(text) == ml && !strcmp(text, mt));
+	free(text);
+	text = entry_text(r, "t.nettrace");
+	CHECK(text && strlen(text) == sl && !strcmp(text, st));
+	free(text);
+	archive_reader_free(r);
+
+	/* freed unfinished, side streams open and ended: nothing left */
+	CHECK(unlink(zpath) == 0);
+	w = archive_writer_new(zpath);
+	m = archive_writer_add_stream(w, "u.trace/perf.data.txt");
+	s = archive_writer_add_side_stream(w, "u.trace/u.nettrace");
+	CHECK(m && s);
+	CHECK(fwrite(st, 1, sl, s) == sl && fwrite(mt, 1, ml, m) == ml);
+	fclose(s);
+	s = archive_writer_add_side_stream(w, "u.trace/v.nettrace");
+	CHECK(s && fwrite(st, 1, sl / 2, s) == sl / 2);
+	fclose(s);
+	fclose(m);
+	archive_writer_free(w);
+	free(ls);
+	ls = xasprintf("test -z \"$(ls -A %s)\"", sub);
+	CHECK(system(ls) == 0);
+	free(ls), free(mt), free(st), free(dt), free(sub), free(zpath);
 }
 
 int main(void)
@@ -204,6 +319,8 @@ int main(void)
 	CHECK(system(cmp) == 0);
 	free(cmp), free(mixed_out), free(out3), free(mixed);
 	archive_reader_free(r);
+
+	side_streams(dir);
 
 	/* The archive cannot be created: said at once, naming it. */
 	char *bad = xasprintf("%s/nodir/b.zip", dir);
