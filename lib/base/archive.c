@@ -8,6 +8,12 @@
  * are queued or being compressed at a time, so memory stays bounded whatever the size of
  * the entries, and a producer that outruns the workers waits for them.
  *
+ * A side stream (archive_writer_add_side_stream()) is filled beside the entry being written
+ * (the unified NetTrace beside perf.data.txt): the caller fills a piece of each at once (a
+ * filler each, whose buffer is swapped with a free slot's when queued), its pieces share the
+ * queue and the workers, and whichever worker writes them appends them to an unnamed file of
+ * ours; _finish() copies that file in after every other entry, no compression left to do.
+ *
  * Layout (APPNOTE 6.3): per entry a local header, the data; then the central directory and
  * its end record, in zip64 form where a size or an offset needs it.  An entry whose size is
  * unknown when it starts (a stream) gets a zip64 local header whose sizes are filled in
@@ -49,9 +55,9 @@ struct piece {
 
 struct zentry {
 	char *name;
-	int spill_fd; /* a side stream's: its compressed bytes until it is placed; -1 else */
-	int spill_rd; /* the same file, to read it back */
-	bool abandoned; /* a side stream given up: nothing of it goes in the archive */
+	int spill_fd;	 /* a side stream's: its compressed bytes until it is placed; -1 else */
+	int spill_rd;	 /* the same file, to read it back */
+	bool abandoned;	 /* a side stream given up: nothing of it goes in the archive */
 	uint16_t method; /* 0 stored, 8 deflate */
 	enum deflate_effort effort;
 	bool mixed; /* may hold compressed parts: stored 64 KiB by 64 KiB (deflate_chunk_mixed) */
@@ -587,8 +593,11 @@ static bool worth_deflating(int fd, uint64_t size)
 static enum deflate_effort effort_for(const char *name)
 {
 	/* text compresses much better with more effort; binary data hardly does */
-	if (str_endswith(name, ".nettrace"))
-		return DEFLATE_BEST; /* bench/README.md: 10-19 % smaller than SMALL */
+	/* the NetTrace files and perf.data.txt are compressed beside the pass that writes
+	 * them (or, the runtime's, before it): zlib 6 is 10-19 % smaller than ISA-L's best at 3-5
+	 * times its CPU (bench/README.md, "Each zip entry's cost per sample") */
+	if (str_endswith(name, ".nettrace") || str_endswith(name, "perf.data.txt"))
+		return DEFLATE_BEST;
 	return str_endswith(name, ".txt") || str_endswith(name, ".map") ||
 		       str_endswith(name, ".log")
 		   ? DEFLATE_SMALL
@@ -673,8 +682,8 @@ static int stream_close(void *cookie)
 	return 0;
 }
 
-static FILE *open_stream(struct archive_writer *w, struct filler *f, const char *name,
-			 int spill_fd, int spill_rd)
+static FILE *open_stream(struct archive_writer *w, struct filler *f, const char *name, int spill_fd,
+			 int spill_rd)
 {
 	if (begin_entry(w, f, name, 8, effort_for(name), time(NULL), true, spill_fd) < 0) {
 		if (spill_fd >= 0) {

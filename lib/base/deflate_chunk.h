@@ -4,9 +4,9 @@
  * sync flush); the last one ends the stream.  A piece may be given the 32 KiB of text before
  * it as a dictionary, so the pieces together compress almost as well as one stream.
  *
- * FAST and SMALL are done by ISA-L's igzip where the build has it (several times zlib's speed
- * at a similar size), else by zlib; BEST always by zlib.  A piece that would not shrink is written as stored blocks,
- * so the output never exceeds deflate_chunk_bound().
+ * FAST and SMALL are done by ISA-L's igzip where the build has it (several times zlib's
+ * speed at a similar size), else by zlib; BEST always by zlib.  A piece that would not
+ * shrink is written as stored blocks, so the output never exceeds deflate_chunk_bound().
  */
 #ifndef PC_DEFLATE_CHUNK_H
 #define PC_DEFLATE_CHUNK_H

@@ -1,8 +1,8 @@
-/* Unit tests for deflate_chunk: at every effort (BEST by zlib in every build), pieces compressed on their own (each with
- * the 32 KiB before it as its dictionary) and concatenated are one deflate stream that zlib
- * inflates back to the input, text and incompressible bytes alike (these stored), and an
- * empty last piece ends a stream.  (Which effort is smaller depends on the text: bench/
- * deflate_efforts measures real files.) */
+/* Unit tests for deflate_chunk: at every effort (BEST by zlib in every build), pieces
+ * compressed on their own (each with the 32 KiB before it as its dictionary) and
+ * concatenated are one deflate stream that zlib inflates back to the input, text and
+ * incompressible bytes alike (these stored), and an empty last piece ends a stream.  (Which
+ * effort is smaller depends on the text: bench/deflate_efforts measures real files.) */
 #include "base/deflate_chunk.h"
 #include "test.h"
 
@@ -38,8 +38,8 @@ static bool inflates_to(const uint8_t *z, size_t zlen, const uint8_t *want, size
 	s.next_out = back;
 	s.avail_out = (uInt)len + 1;
 	int rc = inflate(&s, Z_FINISH);
-	bool ok = rc == Z_STREAM_END && s.total_out == len && s.avail_in == 0 &&
-		  !memcmp(back, want, len);
+	bool ok =
+	    rc == Z_STREAM_END && s.total_out == len && s.avail_in == 0 && !memcmp(back, want, len);
 	inflateEnd(&s);
 	free(back);
 	return ok;
