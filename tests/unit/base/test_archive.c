@@ -26,6 +26,33 @@ static char *slurp(FILE *f)
 	return buf;
 }
 
+/* Independent readers: unzip, Python's zipfile (the archive's CRCs and every entry, n of
+ * them). */
+static void check_other_readers(const char *zpath, int n)
+{
+	if (system("command -v unzip >/dev/null") == 0) {
+		char *cmd = xasprintf("unzip -tq %s >/dev/null", zpath);
+		CHECK(system(cmd) == 0);
+		free(cmd);
+	}
+	if (system("command -v python3 >/dev/null") == 0) {
+		char *cmd =
+		    xasprintf("python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); "
+			      "sys.exit(z.testzip() is not None or len(z.namelist()) != %d)' %s",
+			      n, zpath);
+		CHECK(system(cmd) == 0);
+		free(cmd);
+	}
+}
+
+/* Nothing is left in dir (no archive, no temporary file). */
+static void check_empty(const char *dir)
+{
+	char *ls = xasprintf("test -z \"$(ls -A %s)\"", dir);
+	CHECK(system(ls) == 0);
+	free(ls);
+}
+
 /* Text of n lines, different for each seed. */
 static void put_lines(FILE *to, char **acc, size_t *len, size_t *cap, int seed, int from, int n)
 {
@@ -89,19 +116,7 @@ static void side_streams(const char *dir)
 	archive_writer_free(w);
 	char *ls = xasprintf("test \"$(ls -A %s)\" = t.zip", sub);
 	CHECK(system(ls) == 0);
-	if (system("command -v unzip >/dev/null") == 0) {
-		char *cmd = xasprintf("unzip -tq %s >/dev/null", zpath);
-		CHECK(system(cmd) == 0);
-		free(cmd);
-	}
-	if (system("command -v python3 >/dev/null") == 0) {
-		char *cmd =
-		    xasprintf("python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); "
-			      "sys.exit(z.testzip() is not None or len(z.namelist()) != 3)' %s",
-			      zpath);
-		CHECK(system(cmd) == 0);
-		free(cmd);
-	}
+	check_other_readers(zpath, 3);
 	int err = 0;
 	zip_t *z = zip_open(zpath, ZIP_RDONLY | ZIP_CHECKCONS, &err);
 	CHECK(z != NULL);
@@ -134,9 +149,7 @@ static void side_streams(const char *dir)
 	fclose(s);
 	fclose(m);
 	archive_writer_free(w);
-	free(ls);
-	ls = xasprintf("test -z \"$(ls -A %s)\"", sub);
-	CHECK(system(ls) == 0);
+	check_empty(sub);
 	free(ls), free(mt), free(st), free(dt), free(sub), free(zpath);
 }
 
@@ -258,20 +271,7 @@ int main(void)
 	archive_writer_free(w);
 	struct stat st;
 	CHECK(stat(spath, &st) == 0 && (st.st_mode & 0777) == 0600); /* outfile.h */
-	/* Independent readers: unzip, Python's zipfile (the archive's CRCs and every entry). */
-	if (system("command -v unzip >/dev/null") == 0) {
-		char *cmd = xasprintf("unzip -tq %s >/dev/null", spath);
-		CHECK(system(cmd) == 0);
-		free(cmd);
-	}
-	if (system("command -v python3 >/dev/null") == 0) {
-		char *cmd =
-		    xasprintf("python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); "
-			      "sys.exit(z.testzip() is not None or len(z.namelist()) != 7)' %s",
-			      spath);
-		CHECK(system(cmd) == 0);
-		free(cmd);
-	}
+	check_other_readers(spath, 7);
 	/* libzip, checking that local and central headers agree */
 	int err = 0;
 	zip_t *z = zip_open(spath, ZIP_RDONLY | ZIP_CHECKCONS, &err);
@@ -348,8 +348,7 @@ int main(void)
 	CHECK(strstr(pc_strerror(), "f.zip") != NULL);
 	archive_writer_free(w);
 	setrlimit(RLIMIT_FSIZE, &old_lim);
-	char *ls = xasprintf("test -z \"$(ls -A %s)\"", fulldir);
-	CHECK(system(ls) == 0);
+	check_empty(fulldir);
 
 	/* Freed without _finish(): nothing is left behind. */
 	char *gone = xasprintf("%s/gone/g.zip", dir);
@@ -360,11 +359,9 @@ int main(void)
 	fwrite(expect, 1, expect_len / 2, sf);
 	fclose(sf);
 	archive_writer_free(w);
-	free(ls);
-	ls = xasprintf("test -z \"$(ls -A %s)\"", gonedir);
-	CHECK(system(ls) == 0);
+	check_empty(gonedir);
 	free(expect), free(spath), free(bad), free(gone), free(noise), free(empty);
-	free(full), free(fulldir), free(gonedir), free(ls);
+	free(full), free(fulldir), free(gonedir);
 
 	/* A hostile zip (made with libzip directly) with a "../" entry must not extract. */
 	char *evil = xasprintf("%s/evil.zip", dir);
