@@ -18,6 +18,9 @@ start_events_app
 start_collect "$name" -pid "$APP_PID"
 run_events "$name"
 check "collect wrote $name.nettrace" test -s "$name.nettrace"
+# streamed into the zip beside the pass (with the runtime's events after the last sample)
+check "the zip's $name.trace/$name.nettrace is $name.nettrace, byte for byte" \
+	cmp -s "$name.nettrace" <("$PC" cat "$name.trace.zip" "$name.nettrace")
 
 # the runtime's file alone, and the unified file, through EventPipeEventSource
 "$PC" cat "$name.trace.zip" "dotnet-$APP_PID.nettrace" >alone.nettrace
