@@ -26,12 +26,13 @@ export PERFCOLLECT_C_MS_SYMBOL_SERVER=
 unset DEBUGINFOD_URLS
 export no_proxy=127.0.0.1,localhost NO_PROXY=127.0.0.1,localhost
 
-# A scratch directory removed at exit.
+# A scratch directory removed at exit (kept, and named, with PC_TEST_KEEP=1: a failure's
+# inputs to look at).
 T=$(mktemp -d /tmp/pctest.XXXXXX)
 cleanup_hooks=()
 cleanup() {
 	for h in "${cleanup_hooks[@]}"; do eval "$h" || true; done
-	rm -rf "$T"
+	if [ -n "${PC_TEST_KEEP:-}" ]; then echo "kept $T"; else rm -rf "$T"; fi
 }
 trap cleanup EXIT
 cd "$T"
