@@ -21,9 +21,10 @@
 #     the line: "deleted)" would be the module);
 #   - a process name PerfView's reader would misread (" 1/2", " 5 [") has '_' for its
 #     whitespace (the header line is otherwise the same);
-#   - a --call-graph dwarf sample whose stack copy the kernel left empty (in a syscall early in
-#     ld.so's start, say): perf script prints its kernel frames and no user frame; we add the
-#     one the registers name (the user IP), as a frame-pointer file would have it;
+#   - a --call-graph dwarf sample whose stack copy the kernel left empty (early in ld.so's
+#     start, say, in a syscall or in user mode): perf script prints its kernel frames (none
+#     for a sample in user mode) and no user frame; we add the one the registers name (the
+#     user IP), as a frame-pointer file would have it;
 #   - perf's dwarf unwinding adds, from debug info, a frame "FUNCTION (inlined)" for each
 #     function inlined at a frame's address, before it (same ip), or names the frame so;
 #     ours is the function the address is in, as for every other frame.
@@ -62,7 +63,8 @@ compare() {
 				if (pr == orr && length(pc) == length(oc)) { renamed++ }
 				else { hdr++; report("header", i, PH[i], OH[i]); continue }
 			}
-			if (ON[i] == PN[i] + 1 && PN[i] > 0 && PF[i, PN[i]] ~ /^\t *ffffffff/ &&
+			# (the frames perf has all in the kernel, or none: a sample taken in user mode)
+			if (ON[i] == PN[i] + 1 && (PN[i] == 0 || PF[i, PN[i]] ~ /^\t *ffffffff/) &&
 			    OF[i, ON[i]] !~ /^\t *ffffffff/) {
 				for (k = 1; k <= PN[i] && PF[i, k] == OF[i, k]; k++) ;
 				if (k > PN[i]) { userip++; samples_ok++; continue }
