@@ -345,29 +345,30 @@ void unwind_regs_from_perf(struct unwind_regs *regs, uint64_t mask, const void *
 	}
 }
 
-void unwind_rule_fp(struct unwind_rule *r)
+/* The rules made without tables: the CFA is reg + off, the return address just below it,
+ * every other register as the callee left it. */
+static void rule_ra_below_cfa(struct unwind_rule *r, enum unwind_rule_kind kind, uint8_t cfa_reg,
+			      int64_t cfa_off)
 {
 	memset(r, 0, sizeof(*r));
-	r->kind = UNWIND_RULE_FP;
-	r->cfa_reg = UNWIND_RBP;
-	r->cfa_off = 16;
+	r->kind = kind;
+	r->cfa_reg = cfa_reg;
+	r->cfa_off = cfa_off;
 	r->ra_reg = UNWIND_RIP;
 	for (int i = 0; i < UNWIND_NREGS; i++)
 		r->regs[i].how = UNWIND_SAME;
-	r->regs[UNWIND_RBP] = (struct unwind_reg_rule){.how = UNWIND_AT_CFA, .val = -16};
 	r->regs[UNWIND_RIP] = (struct unwind_reg_rule){.how = UNWIND_AT_CFA, .val = -8};
+}
+
+void unwind_rule_fp(struct unwind_rule *r)
+{
+	rule_ra_below_cfa(r, UNWIND_RULE_FP, UNWIND_RBP, 16);
+	r->regs[UNWIND_RBP] = (struct unwind_reg_rule){.how = UNWIND_AT_CFA, .val = -16};
 }
 
 void unwind_rule_leaf(struct unwind_rule *r)
 {
-	memset(r, 0, sizeof(*r));
-	r->kind = UNWIND_RULE_LEAF;
-	r->cfa_reg = UNWIND_RSP;
-	r->cfa_off = 8;
-	r->ra_reg = UNWIND_RIP;
-	for (int i = 0; i < UNWIND_NREGS; i++)
-		r->regs[i].how = UNWIND_SAME;
-	r->regs[UNWIND_RIP] = (struct unwind_reg_rule){.how = UNWIND_AT_CFA, .val = -8};
+	rule_ra_below_cfa(r, UNWIND_RULE_LEAF, UNWIND_RSP, 8);
 }
 
 bool unwind_rule_is_fp(const struct unwind_rule *r)
