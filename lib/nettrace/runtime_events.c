@@ -228,16 +228,20 @@ int rt_decode_exception(const struct nettrace_event *e, unsigned pointer_size,
 	if (e->meta->version == 0) { /* no payload: the type is unknown */
 		out->type = xstrdup("");
 		out->message = xstrdup("");
-		return 0;
+	} else {
+		out->type = utf16z_take(&s);
+		out->message = utf16z_take(&s);
+		out->eip = span_ptr(&s, pointer_size);
+		out->hresult = span_u32(&s);
+		out->flags = span_u16(&s);
+		if (s.bad) {
+			rt_exception_release(out);
+			return -1;
+		}
 	}
-	out->type = utf16z_take(&s);
-	out->message = utf16z_take(&s);
-	out->eip = span_ptr(&s, pointer_size);
-	out->hresult = span_u32(&s);
-	out->flags = span_u16(&s);
-	if (s.bad) {
-		rt_exception_release(out);
-		return -1;
+	if (!*out->type) { /* named as an allocation without its type is */
+		free(out->type);
+		out->type = xstrdup("(type not given)");
 	}
 	return 0;
 }

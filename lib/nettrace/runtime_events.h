@@ -83,7 +83,8 @@ struct rt_alloc_tick {
 	uint64_t object_size;
 };
 struct rt_exception {
-	char *type, *message;
+	char *type; /* "(type not given)" when the event has none */
+	char *message;
 	uint64_t eip; /* where it was thrown */
 	uint32_t hresult;
 	uint16_t flags;

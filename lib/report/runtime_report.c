@@ -197,7 +197,7 @@ void runtime_report_event(struct rt_stream *s, const struct nettrace_trace *t, u
 		struct rt_exception x;
 		if (rt_decode_exception(e, ptr, &x) < 0)
 			break;
-		rt_tally_add(&p->exceptions, *x.type ? x.type : "(type not given)", 1, 0);
+		rt_tally_add(&p->exceptions, x.type, 1, 0);
 		p->nexceptions++;
 		rt_exception_release(&x);
 		break;

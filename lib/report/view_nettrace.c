@@ -224,8 +224,7 @@ static void on_runtime(struct reading *rd, const struct nettrace_event *e,
 		struct rt_exception x;
 		if (rt_decode_exception(e, ptr, &x) < 0)
 			break;
-		add_leafed(rd, e, ns, "exception", VIEW_EXCEPTIONS,
-			   *x.type ? x.type : "(type not given)", 1);
+		add_leafed(rd, e, ns, "exception", VIEW_EXCEPTIONS, x.type, 1);
 		rt_exception_release(&x);
 		break;
 	}
