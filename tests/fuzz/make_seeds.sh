@@ -283,6 +283,13 @@ print(open("/proc/self/maps").read(), end="")
 shutil.rmtree(d)
 EOF
 ln -sfn nettrace_read "$out/postprocess_nettrace"
+ln -sfn eventpipe_session "$out/eventpipe_collect"
+# view_nettrace: the reader's seeds, and the Universal providers' file merge writes
+mkdir -p "$out/view_nettrace"
+for f in "$out"/nettrace_read/*; do ln -sfn "../nettrace_read/${f##*/}" "$out/view_nettrace/"; done
+cp "$out/perfdata_read/ours_dotnet.data" perf.data
+"$PC" merge perf.data -o universal.trace.zip -format nettrace -nosymbolserver >/dev/null 2>&1
+cp universal.nettrace "$out/view_nettrace/ours-merge-universal.nettrace"
 
 # --- dso: ELF files as a symbol server sends them: the test library stripped with its debug
 # file (the harness's pair, [u32 size][bytes] each), the debug file alone, the unstripped
