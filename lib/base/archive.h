@@ -1,8 +1,8 @@
 /* archive: the <name>.trace.zip, written and read without unzip.
  *
  * Written by our own zip writer (archive.c): each entry is deflated in 1 MiB pieces by one
- * thread per CPU (ISA-L's igzip where the build has it, else zlib; perf.data.txt and the
- * .nettrace files by zlib 6, deflate_chunk.h's BEST) while the caller goes on producing the
+ * thread per CPU (ISA-L's igzip where the build has it, else zlib; the .nettrace files
+ * by zlib 6, deflate_chunk.h's BEST) while the caller goes on producing the
  * next; data that does not shrink (zstd-compressed perf.data) is stored as it is.  Every zip
  * reader reads the result: PerfView (.NET's ZipArchive), unzip, Python's zipfile, libzip.
  * Read through libzip (archive_read.c), which reads any zip.
