@@ -28,21 +28,24 @@ static void test_lock_dir(void)
 	fd = lock_dir(dir, &holder);
 	CHECK(fd >= 0); /* released with its fd */
 	close(fd);
+	/* The child says on a pipe when it holds the lock (no polling: a probe of ours could
+	 * hold it at the moment the child tried, and a busy machine can take seconds). */
+	int ready[2];
+	CHECK(pipe(ready) == 0);
 	pid_t child = fork();
 	if (child == 0) {
+		close(ready[0]);
 		int h;
-		if (lock_dir(dir, &h) < 0)
+		if (lock_dir(dir, &h) < 0 || write(ready[1], "1", 1) != 1)
 			_exit(1);
 		pause(); /* killed while holding it */
 		_exit(0);
 	}
-	for (int i = 0; i < 200; i++) { /* until the child holds it */
-		fd = lock_dir(dir, &holder);
-		if (fd < 0)
-			break;
-		close(fd);
-		usleep(10000);
-	}
+	close(ready[1]);
+	char c = 0;
+	CHECK(read(ready[0], &c, 1) == 1 && c == '1');
+	close(ready[0]);
+	fd = lock_dir(dir, &holder);
 	CHECK(fd < 0 && holder == child);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
