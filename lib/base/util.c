@@ -443,6 +443,26 @@ const char *str_printable_n(const char *s, size_t len)
 	return bufs[slot];
 }
 
+uint64_t u64_round(double x)
+{
+	if (!(x >= 0.5)) /* NaN too */
+		return 0;
+	if (x >= 18446744073709551615.0) /* 2^64, the nearest double */
+		return UINT64_MAX;
+	return (uint64_t)(x + 0.5);
+}
+
+int64_t i64_round(double x)
+{
+	if (x != x)
+		return 0;
+	if (x >= 9223372036854775807.0) /* 2^63 */
+		return INT64_MAX;
+	if (x <= -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)(x < 0 ? x - 0.5 : x + 0.5);
+}
+
 const char *str_printable(const char *s)
 {
 	size_t len = strlen(s);

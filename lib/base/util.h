@@ -88,6 +88,12 @@ const char *str_printable(const char *s);
 /* The same for the first len bytes of s (NUL or not), always a buffer. */
 const char *str_printable_n(const char *s, size_t len);
 
+/* x rounded to the nearest integer, saturated: NaN and x < 0.5 give 0, x beyond the type
+ * its maximum.  For doubles read from input (a duration, a mean): a plain cast of an
+ * out-of-range double is undefined behaviour. */
+uint64_t u64_round(double x);
+int64_t i64_round(double x);
+
 bool str_startswith(const char *s, const char *prefix);
 bool str_endswith(const char *s, const char *suffix);
 

@@ -4,6 +4,7 @@
 #include "nettrace_metadata.h"
 #include "base/span.h"
 #include "base/utf16.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -378,7 +379,7 @@ uint64_t rt_alloc_sampled_weight(const struct rt_alloc_sampled *a)
 {
 	const double mean = 100.0 * 1024; /* the runtime's mean sampling distance */
 	double size = a->object_size ? (double)a->object_size : 1;
-	return (uint64_t)(size / -expm1(-size / mean) + 0.5);
+	return u64_round(size / -expm1(-size / mean));
 }
 
 int rt_decode_allocation(const struct nettrace_event *e, enum runtime_event_kind kind,

@@ -1,6 +1,7 @@
 /* export: see export.h. */
 #include "export.h"
 #include "base/outfile.h"
+#include "base/util.h"
 #include "flamegraph.h"
 #include "speedscope.h"
 
@@ -73,16 +74,16 @@ static int write_pprof(FILE *out, const struct export_job *j)
 		po.type2 = "cpu";
 		po.unit2 = "nanoseconds";
 		po.scale2 = j->mean_period;
-		po.period = (int64_t)(j->mean_period + 0.5);
+		po.period = i64_round(j->mean_period);
 	} else {
 		po.type = "samples";
 		po.unit = "count";
-		po.period = j->mean_period > 0 ? (int64_t)(j->mean_period + 0.5) : 1;
+		po.period = j->mean_period > 0 ? i64_round(j->mean_period) : 1;
 	}
 	if (r) {
 		po.time_ns = r->wall_start * 1000000000LL;
 		if (r->logged_seconds > 0)
-			po.duration_ns = (int64_t)(r->logged_seconds * 1e9);
+			po.duration_ns = i64_round(r->logged_seconds * 1e9);
 		else if (r->last_ns > r->first_ns)
 			po.duration_ns = (int64_t)(r->last_ns - r->first_ns);
 	}

@@ -2,6 +2,7 @@
  * fields, after github.com/google/pprof's proto/profile.proto), then gzipped with zlib. */
 #include "pprof.h"
 #include "base/bytebuf.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -166,7 +167,7 @@ static void add_samples(struct builder *b, struct bytebuf *out)
 		struct bytebuf vals = {0};
 		bytebuf_varuint(&vals, nd->self);
 		if (b->o->type2)
-			bytebuf_varuint(&vals, (uint64_t)((double)nd->self * b->o->scale2 + 0.5));
+			bytebuf_varuint(&vals, u64_round((double)nd->self * b->o->scale2));
 		pb_msg(&s, 2, &vals); /* value, packed */
 		bytebuf_free(&vals);
 		if (comm) {

@@ -4,6 +4,7 @@
 #include "universal.h"
 #include "view_build.h"
 #include "base/span.h"
+#include "base/util.h"
 #include "nettrace/nettrace_read.h"
 
 #include <stdlib.h>
@@ -171,7 +172,7 @@ static void on_contention(struct reading *rd, const struct nettrace_event *e,
 	double waited =
 	    c.has_duration ? c.duration_ns : (double)(ns > w->start_ns ? ns - w->start_ns : 0);
 	struct event_tree *t = view_event_tree(v, "contention", VIEW_CONTENTION);
-	uint64_t weight = waited > 0 ? (uint64_t)(waited + 0.5) : 0;
+	uint64_t weight = u64_round(waited);
 	calltree_add_weight(t->tree, w->node, weight);
 	t->samples++;
 	t->period += weight;

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -79,6 +80,20 @@ static void test_printable(void)
 		r[i] = str_printable(i % 2 ? "\x1b" : "\x07");
 	for (int i = 0; i < 8; i++)
 		CHECK_STR(r[i], i % 2 ? "\\e" : "\\x07");
+}
+
+/* Doubles from input (a contention's duration, a mean period) become integers saturated,
+ * never by an out-of-range cast (UBSan found one in view's contention weights). */
+static void test_round(void)
+{
+	CHECK(u64_round(0.49) == 0 && u64_round(0.5) == 1 && u64_round(2.5) == 3);
+	CHECK(u64_round(-1e300) == 0 && u64_round(NAN) == 0);
+	CHECK(u64_round(1.1e277) == UINT64_MAX && u64_round(INFINITY) == UINT64_MAX);
+	CHECK(u64_round(18446744073709551616.0) == UINT64_MAX);
+	CHECK(u64_round(9007199254740992.0) == 9007199254740992ull);
+	CHECK(i64_round(-2.5) == -3 && i64_round(2.4) == 2 && i64_round(NAN) == 0);
+	CHECK(i64_round(1e300) == INT64_MAX && i64_round(-1e300) == INT64_MIN);
+	CHECK(i64_round(-INFINITY) == INT64_MIN);
 }
 
 /* A file that grows while it is read is read no further than asked. */
@@ -194,6 +209,7 @@ int main(void)
 	test_lock_dir();
 	test_printable();
 	test_read_max();
+	test_round();
 	test_rm_rf_swap();
 	uint64_t v;
 	CHECK(parse_size("100", &v) == 0 && v == 100);
