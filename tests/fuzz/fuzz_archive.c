@@ -1,4 +1,4 @@
-/* The zip reader (lib/base/archive.c, read side) as `view`, `log`, `cat` and `merge` use it:
+/* The zip reader (lib/base/archive_read.c) as `view`, `log`, `cat` and `merge` use it:
  * open, list, find entries by name, stream each one, and extract them all (merge on a
  * .trace.zip) into a private directory, which unsafe names must never leave. */
 #include "fuzz.h"
