@@ -417,8 +417,8 @@ static void write_runtime(struct hw *w)
 			str(w, rt_gc_reason_name(g->reason));
 			fprintf(w->out,
 				",%.3f,%.3f,%.3f,%.3f,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f",
-				((double)g->start_ns - (double)p.sync_ns) / NS_PER_MS,
-				((double)g->pause_start_ns - (double)p.sync_ns) / NS_PER_MS,
+				rt_relative_ms(p.sync_ns, g->start_ns),
+				rt_relative_ms(p.sync_ns, g->pause_start_ns),
 				g->suspend_ns / NS_PER_MS, g->pause_ns / NS_PER_MS, g->pause_pct,
 				g->duration_ns / NS_PER_MS, g->gen0_alloc / mb, rt_gc_alloc_rate(g),
 				(double)g->heap_peak / mb, (double)g->heap_after / mb,
@@ -445,19 +445,20 @@ static void write_runtime(struct hw *w)
 	for (size_t i = 0; w->v->rt && runtime_report_process(w->v->rt, i, &p); i++) {
 		if (w->j->pid >= 0 && p.host_pid != w->j->pid)
 			continue;
-		for (size_t k = 0; k < p.njits; k++) {
-			const struct rt_jit *m = &p.jits[k];
-			if (!m->end_ns)
-				continue;
+		size_t n;
+		uint64_t total;
+		const struct rt_jit **v = rt_jits_ended(p.jits, p.njits, &n, &total);
+		for (size_t k = 0; k < n; k++) {
+			const struct rt_jit *m = v[k];
 			fprintf(w->out, "%s\n[%ld,", first ? "" : ",", p.host_pid);
 			first = false;
 			str(w, m->name);
-			fprintf(w->out, ",%.3f,%.3f,%u,",
-				((double)m->start_ns - (double)p.sync_ns) / NS_PER_MS,
-				(double)(m->end_ns - m->start_ns) / NS_PER_MS, m->il_size);
+			fprintf(w->out, ",%.3f,%.3f,%u,", rt_relative_ms(p.sync_ns, m->start_ns),
+				(double)rt_jit_ns(m) / NS_PER_MS, m->il_size);
 			str(w, rt_method_tier_name(m->flags));
 			fprintf(w->out, ",%llu]", (unsigned long long)m->tid);
 		}
+		free(v);
 	}
 	putc(']', w->out);
 }

@@ -292,6 +292,30 @@ size_t runtime_report_processes(const struct runtime_report *rr)
 	return rr->nprocs;
 }
 
+uint64_t rt_jit_ns(const struct rt_jit *j)
+{
+	return j->end_ns ? j->end_ns - j->start_ns : 0;
+}
+
+const struct rt_jit **rt_jits_ended(const struct rt_jit *jits, size_t njits, size_t *n,
+				    uint64_t *total_ns)
+{
+	const struct rt_jit **v = xmalloc((njits + 1) * sizeof(*v));
+	*n = 0;
+	*total_ns = 0;
+	for (size_t i = 0; i < njits; i++)
+		if (jits[i].end_ns) {
+			v[(*n)++] = &jits[i];
+			*total_ns += rt_jit_ns(&jits[i]);
+		}
+	return v;
+}
+
+double rt_relative_ms(uint64_t sync_ns, uint64_t ns)
+{
+	return ((double)ns - (double)sync_ns) / 1e6;
+}
+
 bool runtime_report_process(const struct runtime_report *rr, size_t i, struct rt_process_info *out)
 {
 	if (i >= rr->nprocs)

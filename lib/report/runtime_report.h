@@ -98,6 +98,15 @@ struct rt_jit {
 	uint32_t flags; /* of the MethodLoadVerbose that ended it */
 	char *name;
 };
+/* Its JIT time in ns (JITStats' JIT MSec): from MethodJittingStarted to the load that
+ * ended it; 0 while still compiling. */
+uint64_t rt_jit_ns(const struct rt_jit *j);
+/* The methods of jits whose JIT ended within the trace, in the order they started: *n
+ * pointers into jits, the array to free(); *total_ns their JIT time. */
+const struct rt_jit **rt_jits_ended(const struct rt_jit *jits, size_t njits, size_t *n,
+				    uint64_t *total_ns);
+/* ms from the trace's time zero (sync_ns) to ns: TraceEvent's "relative ms". */
+double rt_relative_ms(uint64_t sync_ns, uint64_t ns);
 
 /* A process's rows (every stream of it in the report order); NULL past the last. */
 struct rt_process_info {

@@ -8,10 +8,9 @@
 
 #define NS_PER_MS 1e6
 
-/* ms since the trace's time zero, as TraceEvent's "relative ms". */
 static double rel_ms(const struct rt_process *p, uint64_t ns)
 {
-	return ((double)ns - (double)p->sync_ns) / NS_PER_MS;
+	return rt_relative_ms(p->sync_ns, ns);
 }
 
 /* A CSV field: quoted when it holds a comma, a quote or a line break. */
@@ -83,17 +82,6 @@ int runtime_report_csv_gcs(const struct runtime_report *rr, FILE *out,
 	return 0;
 }
 
-/* The methods whose JIT finished within the trace, in the order they started. */
-static const struct rt_jit **finished_jits(const struct rt_process *p, size_t *n)
-{
-	const struct rt_jit **v = xmalloc((p->njits + 1) * sizeof(*v));
-	*n = 0;
-	for (size_t i = 0; i < p->njits; i++)
-		if (p->jits[i].end_ns)
-			v[(*n)++] = &p->jits[i];
-	return v;
-}
-
 int runtime_report_csv_jit(const struct runtime_report *rr, FILE *out,
 			   const struct runtime_report_opts *o)
 {
@@ -103,12 +91,13 @@ int runtime_report_csv_jit(const struct runtime_report *rr, FILE *out,
 		if (!wanted(p, o))
 			continue;
 		size_t n;
-		const struct rt_jit **v = finished_jits(p, &n);
+		uint64_t total;
+		const struct rt_jit **v = rt_jits_ended(p->jits, p->njits, &n, &total);
 		for (size_t k = 0; k < n; k++) {
 			fprintf(out, "%ld,", p->host_pid);
 			csv_str(out, v[k]->name);
 			fprintf(out, ",%.3f,%.3f,%u,%s,%llu\n", rel_ms(p, v[k]->start_ns),
-				(double)(v[k]->end_ns - v[k]->start_ns) / NS_PER_MS, v[k]->il_size,
+				(double)rt_jit_ns(v[k]) / NS_PER_MS, v[k]->il_size,
 				*rt_method_tier_name(v[k]->flags) ? rt_method_tier_name(v[k]->flags)
 								  : "unknown",
 				(unsigned long long)v[k]->tid);
@@ -128,19 +117,17 @@ int runtime_report_print_jit(const struct runtime_report *rr, FILE *out,
 		if (!wanted(p, o))
 			continue;
 		size_t n;
-		const struct rt_jit **v = finished_jits(p, &n);
-		double total = 0;
-		for (size_t k = 0; k < n; k++)
-			total += (double)(v[k]->end_ns - v[k]->start_ns);
+		uint64_t total;
+		const struct rt_jit **v = rt_jits_ended(p->jits, p->njits, &n, &total);
 		fprintf(out,
 			"# JIT of pid %ld: %zu methods compiled, %.3f ms of JIT time (JITStats: "
 			"from MethodJittingStarted to MethodLoadVerbose)\n",
-			p->host_pid, n, total / NS_PER_MS);
+			p->host_pid, n, (double)total / NS_PER_MS);
 		fprintf(out, "# %10s %10s %9s %-12s %s\n", "start ms", "JIT ms", "IL bytes", "tier",
 			"method");
 		for (size_t k = 0; k < n; k++)
 			fprintf(out, "  %10.3f %10.3f %9u %-12s %s\n", rel_ms(p, v[k]->start_ns),
-				(double)(v[k]->end_ns - v[k]->start_ns) / NS_PER_MS, v[k]->il_size,
+				(double)rt_jit_ns(v[k]) / NS_PER_MS, v[k]->il_size,
 				rt_method_tier_name(v[k]->flags), v[k]->name);
 		free(v);
 		fputc('\n', out);

@@ -283,7 +283,7 @@ static int cmp_jit(const void *a, const void *b)
 {
 	const struct rt_jit *x = *(const struct rt_jit *const *)a,
 			    *y = *(const struct rt_jit *const *)b;
-	uint64_t dx = x->end_ns - x->start_ns, dy = y->end_ns - y->start_ns;
+	uint64_t dx = rt_jit_ns(x), dy = rt_jit_ns(y);
 	if (dx != dy)
 		return dx > dy ? -1 : 1;
 	return strcmp(x->name, y->name);
@@ -295,22 +295,17 @@ static void print_jit(FILE *out, const struct rt_process *p, size_t top)
 		fprintf(out, "\n# JIT: no method compiled\n");
 		return;
 	}
-	const struct rt_jit **v = xmalloc(p->njits * sizeof(*v));
-	size_t n = 0;
-	uint64_t total = 0;
-	for (size_t i = 0; i < p->njits; i++)
-		if (p->jits[i].end_ns) {
-			v[n++] = &p->jits[i];
-			total += p->jits[i].end_ns - p->jits[i].start_ns;
-		}
+	size_t n;
+	uint64_t total;
+	const struct rt_jit **v = rt_jits_ended(p->jits, p->njits, &n, &total);
 	qsort(v, n, sizeof(*v), cmp_jit);
 	fprintf(out, "\n# JIT: %zu methods compiled, %.3f ms of JIT time", n, ms(total));
 	if (n < p->njits)
 		fprintf(out, " (and %zu still compiling at the end)", p->njits - n);
 	fprintf(out, "\n# %10s %9s %-12s %s\n", "JIT ms", "IL bytes", "tier", "method");
 	for (size_t i = 0; i < n && i < top; i++)
-		fprintf(out, "  %10.3f %9u %-12s %s\n", ms(v[i]->end_ns - v[i]->start_ns),
-			v[i]->il_size, rt_method_tier_name(v[i]->flags), str_printable(v[i]->name));
+		fprintf(out, "  %10.3f %9u %-12s %s\n", ms(rt_jit_ns(v[i])), v[i]->il_size,
+			rt_method_tier_name(v[i]->flags), str_printable(v[i]->name));
 	free(v);
 }
 
