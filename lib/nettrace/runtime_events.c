@@ -301,6 +301,13 @@ int rt_decode_contention(const struct nettrace_event *e, struct rt_contention *o
 	return 0;
 }
 
+double rt_contention_waited_ns(const struct rt_contention *c, uint64_t start_ns, uint64_t stop_ns)
+{
+	if (c->has_duration)
+		return c->duration_ns;
+	return stop_ns > start_ns ? (double)(stop_ns - start_ns) : 0;
+}
+
 int rt_decode_method(const struct nettrace_event *e, struct rt_method *out)
 {
 	struct span s = payload(e);

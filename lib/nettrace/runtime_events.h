@@ -132,6 +132,9 @@ int rt_decode_exception(const struct nettrace_event *e, unsigned pointer_size,
 int rt_decode_exception_catch(const struct nettrace_event *e, struct rt_exception_catch *out);
 /* ContentionStart and ContentionStop. */
 int rt_decode_contention(const struct nettrace_event *e, struct rt_contention *out);
+/* The ns a ContentionStop's thread waited: the runtime's DurationNs where the event has it,
+ * else the time since its ContentionStart (start_ns; 0 when the stop came first). */
+double rt_contention_waited_ns(const struct rt_contention *c, uint64_t start_ns, uint64_t stop_ns);
 /* MethodLoadVerbose, the rundown's MethodDC*Verbose, MethodUnloadVerbose (code range and
  * names) and MethodJittingStarted (names and IL size, no code range). */
 int rt_decode_method(const struct nettrace_event *e, struct rt_method *out);

@@ -155,9 +155,7 @@ static void on_contention(struct rt_process *p, const struct nettrace_event *e,
 	}
 	if (!*open && !c.has_duration)
 		return;
-	double waited = c.has_duration			? c.duration_ns
-			: ns > p->wait_start[*open - 1] ? (double)(ns - p->wait_start[*open - 1])
-							: 0;
+	double waited = rt_contention_waited_ns(&c, *open ? p->wait_start[*open - 1] : 0, ns);
 	p->wait_ns += waited;
 	p->waits_ended++;
 	if (*open)

@@ -8,11 +8,6 @@
 
 #define NS_PER_MS 1e6
 
-static double rel_ms(const struct rt_process *p, uint64_t ns)
-{
-	return rt_relative_ms(p->sync_ns, ns);
-}
-
 /* A CSV field: quoted when it holds a comma, a quote or a line break. */
 static void csv_str(FILE *out, const char *s)
 {
@@ -54,10 +49,11 @@ int runtime_report_csv_gcs(const struct runtime_report *rr, FILE *out,
 				continue;
 			fprintf(out, "%ld,%u,%u,%s,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%llu,%llu,%llu",
 				p->host_pid, g->number, g->gen, rt_gc_type_name(g->type),
-				rt_gc_reason_name(g->reason), rel_ms(p, g->start_ns),
-				rel_ms(p, g->pause_start_ns), g->pause_ns / NS_PER_MS,
-				g->suspend_ns / NS_PER_MS, g->duration_ns / NS_PER_MS,
-				(unsigned long long)g->heap_before,
+				rt_gc_reason_name(g->reason),
+				rt_relative_ms(p->sync_ns, g->start_ns),
+				rt_relative_ms(p->sync_ns, g->pause_start_ns),
+				g->pause_ns / NS_PER_MS, g->suspend_ns / NS_PER_MS,
+				g->duration_ns / NS_PER_MS, (unsigned long long)g->heap_before,
 				(unsigned long long)g->heap_after, (unsigned long long)g->promoted);
 			for (int gen = 0; gen < 5; gen++)
 				fprintf(out, ",%llu", (unsigned long long)g->gen_after[gen]);
@@ -96,7 +92,8 @@ int runtime_report_csv_jit(const struct runtime_report *rr, FILE *out,
 		for (size_t k = 0; k < n; k++) {
 			fprintf(out, "%ld,", p->host_pid);
 			csv_str(out, v[k]->name);
-			fprintf(out, ",%.3f,%.3f,%u,%s,%llu\n", rel_ms(p, v[k]->start_ns),
+			fprintf(out, ",%.3f,%.3f,%u,%s,%llu\n",
+				rt_relative_ms(p->sync_ns, v[k]->start_ns),
 				(double)rt_jit_ns(v[k]) / NS_PER_MS, v[k]->il_size,
 				*rt_method_tier_name(v[k]->flags) ? rt_method_tier_name(v[k]->flags)
 								  : "unknown",
@@ -126,7 +123,8 @@ int runtime_report_print_jit(const struct runtime_report *rr, FILE *out,
 		fprintf(out, "# %10s %10s %9s %-12s %s\n", "start ms", "JIT ms", "IL bytes", "tier",
 			"method");
 		for (size_t k = 0; k < n; k++)
-			fprintf(out, "  %10.3f %10.3f %9u %-12s %s\n", rel_ms(p, v[k]->start_ns),
+			fprintf(out, "  %10.3f %10.3f %9u %-12s %s\n",
+				rt_relative_ms(p->sync_ns, v[k]->start_ns),
 				(double)rt_jit_ns(v[k]) / NS_PER_MS, v[k]->il_size,
 				rt_method_tier_name(v[k]->flags), v[k]->name);
 		free(v);

@@ -169,8 +169,7 @@ static void on_contention(struct reading *rd, const struct nettrace_event *e,
 	struct open_wait *w = open_wait_of(rd, e->thread_id, false);
 	if (!w || w->node == CALLTREE_NONE)
 		return;
-	double waited =
-	    c.has_duration ? c.duration_ns : (double)(ns > w->start_ns ? ns - w->start_ns : 0);
+	double waited = rt_contention_waited_ns(&c, w->start_ns, ns);
 	struct event_tree *t = view_event_tree(v, "contention", VIEW_CONTENTION);
 	uint64_t weight = u64_round(waited);
 	calltree_add_weight(t->tree, w->node, weight);
