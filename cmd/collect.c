@@ -111,8 +111,9 @@ static int collect_command(const char *cmd, int argc, char **argv, struct cli_sy
 	    {"freq", 'F', CLI_INT, &o.freq, "N",
 	     "samples per second (perf's -F; default 1000, as perfcollect)"},
 	    {"buffersize", 0, CLI_STR, &buffersize, "N|SIZE",
-	     "ring buffer per CPU: N pages, or N[B|K|M|G] bytes (default 1M; 512K unprivileged, as "
-	     "perf)"},
+	     "ring buffer per CPU: N pages, or N[B|K|M|G] bytes (default: 250 ms of samples at "
+	     "the rate asked, 1M to 32M, at most 128M over all CPUs; without CAP_IPC_LOCK what "
+	     "kernel.perf_event_mlock_kb allows, 512K, as perf)"},
 	    {"callgraph", 0, CLI_STR, &callgraph, "MODE",
 	     "call stacks: hybrid (default: frame pointers, mended from a 2K copy of the user "
 	     "stack where code has none), fp (frame pointers alone), dwarf[,SIZE] (perf's: an 8K "

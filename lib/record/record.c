@@ -1,11 +1,13 @@
 /* record: see record.h. */
 #include "record_int.h"
 #include "record_filter.h"
+#include "record_ring.h"
 #include "base/log.h"
 #include "base/proc.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -15,7 +17,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define DEFAULT_RING_BYTES (1u << 20)
 /* Over this the page count no longer fits the kernel's size field; the kernel itself refuses
  * less (1 GiB with 4 KiB pages on x86-64), which record_map_ring() says when it happens. */
 #define MAX_RING_BYTES (1ull << 40)
@@ -23,9 +24,6 @@
 /* With tid_filter events, this often: a new thread's switches count from the drain that
  * reads its FORK record on. */
 #define POLL_FILTER_MS 20
-/* Unprivileged, the rings count against kernel.perf_event_mlock_kb (516 KiB per CPU by
- * default) and then RLIMIT_MEMLOCK: perf record's default for a user, which fits. */
-#define DEFAULT_RING_BYTES_USER (512u << 10)
 
 int online_cpus(int **cpus, size_t *n)
 {
@@ -242,13 +240,32 @@ static int open_process(struct recorder *r)
 	return 0;
 }
 
+/* No -buffersize: sized from the events' data rate (record_ring.h), and said. */
+static uint64_t default_ring_bytes(const struct record_event *events, size_t nevents, size_t ncpus)
+{
+	struct ring_limits lim;
+	record_ring_limits(ncpus, &lim);
+	uint64_t rate = 0;
+	for (size_t e = 0; e < nevents; e++)
+		rate += record_ring_rate(&events[e].attr);
+	uint64_t bytes = record_ring_default(rate, &lim);
+	char sz[32], lock[64] = "";
+	if (lim.lock_per_cpu != UINT64_MAX)
+		snprintf(lock, sizeof(lock), ", kernel.perf_event_mlock_kb %llu KiB per CPU",
+			 (unsigned long long)lim.lock_per_cpu >> 10);
+	if (rate)
+		log_info("ring buffers: %s per CPU by default: %llu ms of samples at %.1f MB/s "
+			 "per CPU (at most %llu MiB over all CPUs%s)",
+			 record_size_text(bytes, sz, sizeof(sz)),
+			 (unsigned long long)(bytes * 1000 / rate), rate / 1e6,
+			 RING_BUDGET_BYTES >> 20, lock);
+	return bytes;
+}
+
 /* The kernel maps a power of two of pages: round up as `perf record -m` does, and say so. */
 static int round_ring_bytes(uint64_t want, uint64_t *out)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	bool asked = want != 0;
-	if (!want)
-		want = geteuid() == 0 ? DEFAULT_RING_BYTES : DEFAULT_RING_BYTES_USER;
 	if (want > MAX_RING_BYTES) {
 		char sz[32];
 		return pc_err("-buffersize %s per CPU is more than any kernel maps; use at most 1G",
@@ -257,7 +274,7 @@ static int round_ring_bytes(uint64_t want, uint64_t *out)
 	uint64_t bytes = page;
 	while (bytes < want)
 		bytes <<= 1;
-	if (asked && bytes != want) {
+	if (bytes != want) {
 		char a[32], b[32];
 		log_say("-buffersize: %s (%llu pages) rounded up to %s (%llu pages) per CPU: the "
 			"kernel maps a power of two of pages",
@@ -275,8 +292,6 @@ struct recorder *recorder_open(const struct recorder_opts *o, const struct recor
 	struct recorder *r = xcalloc(1, sizeof(*r));
 	r->pid = o->pid > 0 ? o->pid : -1;
 	r->scratch = xmalloc(65536); /* header.size is 16 bits */
-	if (round_ring_bytes(o->ring_bytes, &r->ring_bytes) < 0)
-		goto fail;
 	if (online_cpus(&r->cpus, &r->ncpus) < 0)
 		goto fail;
 	r->rings = xcalloc(r->ncpus, sizeof(*r->rings));
@@ -284,6 +299,10 @@ struct recorder *recorder_open(const struct recorder_opts *o, const struct recor
 		r->rings[ci].cpu = r->cpus[ci];
 		r->rings[ci].fd = -1;
 	}
+	if (!o->ring_bytes)
+		r->ring_bytes = default_ring_bytes(events, nevents, r->ncpus);
+	else if (round_ring_bytes(o->ring_bytes, &r->ring_bytes) < 0)
+		goto fail;
 	r->events = xcalloc(nevents ? nevents : 1, sizeof(*r->events));
 	r->nevents = nevents;
 	for (size_t e = 0; e < nevents; e++) {

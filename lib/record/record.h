@@ -39,8 +39,10 @@ struct record_event {
 };
 
 struct recorder_opts {
-	pid_t pid;	     /* -1: every CPU */
-	uint64_t ring_bytes; /* data area per CPU; rounded up to a power-of-two number of pages */
+	pid_t pid; /* -1: every CPU */
+	/* data area per CPU, rounded up to a power-of-two number of pages; 0: sized from the
+	 * events' data rate (record_ring.h) */
+	uint64_t ring_bytes;
 };
 
 /* Opens every event and maps the rings; the events count from then on.  On failure

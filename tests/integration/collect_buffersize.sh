@@ -41,6 +41,32 @@ check "over kernel.perf_event_mlock_kb without CAP_IPC_LOCK: exit 1" test $rc = 
 check "  the sysctl, its value and the fixes named" \
 	grep -q "is more than this user may lock (kernel.perf_event_mlock_kb = $mlock KiB per CPU" lk.out
 
+# No -buffersize: sized from the data rate (record_ring.h), said in the log with the span it
+# holds.  At 10 kHz with hybrid call stacks (2 KiB stack copies) the old 1 MiB held ~40 ms and
+# lost samples on a loaded machine where perf record lost none; now >= 250 ms (the budget over
+# all CPUs binds only past 16 CPUs).  -buffersize is still taken as given at that rate, and
+# without CAP_IPC_LOCK the default stays within kernel.perf_event_mlock_kb.
+ring_kib() { "$PC" log "$1" | sed -n 's/.*ring buffers: [0-9]* CPUs, \([0-9]*\) KiB each.*/\1/p'; }
+"$PC" collect d1 -pid $hot -collectsec 0.2 >d1.out 2>&1
+"$PC" collect d10 -pid $hot -collectsec 0.2 -freq 10000 >d10.out 2>&1
+"$PC" log d10.trace.zip >d10.log
+kb1=$(ring_kib d1.trace.zip) kb10=$(ring_kib d10.trace.zip)
+ms=$(sed -n 's/.*ring buffers: .* per CPU by default: \([0-9]*\) ms of samples.*/\1/p' d10.log)
+echo "default rings: ${kb1:-?} KiB at 1 kHz, ${kb10:-?} KiB at 10 kHz (${ms:-?} ms of samples)"
+check "default ring at 1 kHz: 1 MiB, as before" test "${kb1:-0}" = 1024
+check "  at 10 kHz: larger (${kb10:-?} KiB), a power of two" \
+	bash -c "[ ${kb10:-0} -gt 1024 ] && [ \$(( ${kb10:-0} & (${kb10:-0} - 1) )) = 0 ]"
+if [ "$(nproc)" -le 16 ] && ! grep -q 'above kernel.perf_event_max_sample_rate' d10.out; then
+	check "  holds >= 250 ms of samples (${ms:-?} ms)" test "${ms:-0}" -ge 250
+fi
+"$PC" collect k10 -pid $hot -collectsec 0.2 -freq 10000 -buffersize 8K >k10.out 2>&1
+check "-buffersize 8K at 10 kHz: 8 KiB, as given" test "$(ring_kib k10.trace.zip)" = 8
+setpriv --bounding-set -ipc_lock --inh-caps -ipc_lock \
+	"$PC" collect u10 -pid $hot -collectsec 0.2 -freq 10000 >u10.out 2>&1
+kbu=$(ring_kib u10.trace.zip)
+check "without CAP_IPC_LOCK at 10 kHz: within kernel.perf_event_mlock_kb (${kbu:-?} KiB)" \
+	bash -c "[ -n '$kbu' ] && [ ${kbu:-0} -le $((mlock - page / 1024)) ]"
+
 for v in 0 -1 12Q x; do
 	rc=0
 	"$PC" collect bad -buffersize "$v" >bad.out 2>&1 || rc=$?
