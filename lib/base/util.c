@@ -148,6 +148,20 @@ char *read_fd_max(int fd, uint64_t max, size_t *len)
 	return buf;
 }
 
+bool pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t done = 0;
+	while (done < n) {
+		ssize_t r = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		done += (size_t)r;
+	}
+	return true;
+}
+
 char *read_fd(int fd, size_t *len)
 {
 	return read_fd_max(fd, UINT64_MAX, len);

@@ -44,6 +44,9 @@ char *read_fd_max(int fd, uint64_t max, size_t *len);
 /* read_fd() of a regular file, no further than the size it had when called (a file someone
  * else appends to is not followed); others (a pipe, /proc's files of size 0) to their end. */
 char *read_fd_seen(int fd, size_t *len);
+/* Reads exactly n bytes at offset off, retrying on EINTR and short reads; false at an error
+ * or the file's end before n bytes. */
+bool pread_all(int fd, void *buf, size_t n, uint64_t off);
 /* Write all of buf, retrying on EINTR and short writes. */
 int write_all(int fd, const void *buf, size_t len);
 /* Make a directory and its parents. */

@@ -42,6 +42,7 @@ struct dso {
 /* The runtime file: its PT_LOAD headers turn symbol addresses into file offsets. */
 struct runtime {
 	Elf *elf;
+	int fd; /* elf's file; -1 for an image in memory */
 	GElf_Phdr *loads;
 	size_t nloads;
 	bool probe; /* dso_probe(): find where symbols would come from, load nothing */
@@ -201,29 +202,48 @@ static const struct sec_info *sec_info(struct sec_info *cache, size_t ncache, El
 
 /* A copy of string table section ndx, NUL-terminated past its end (so that every offset
  * into it names a string that ends inside it), kept by d; NULL when it cannot be read. */
-static const char *copy_strtab(struct dso *d, Elf *elf, size_t ndx, size_t *size)
+/* The string table of section ndx, copied to be kept.  From a file (fd >= 0) it is read
+ * straight into the copy: libelf would read it into a buffer of its own first, and the
+ * string tables of large binaries (node's is 7.5 MB) are most of what loading reads. */
+static const char *copy_strtab(struct dso *d, Elf *elf, int fd, size_t ndx, size_t *size)
 {
 	Elf_Scn *scn = elf_getscn(elf, ndx);
 	GElf_Shdr sh;
 	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB)
 		return NULL;
-	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
-		return NULL;
-	Elf_Data *data = elf_getdata(scn, NULL);
-	if (!data || !data->d_buf || !data->d_size || data->d_size >= (1u << 30))
-		return NULL;
-	char *copy = xmalloc(data->d_size + 1);
-	memcpy(copy, data->d_buf, data->d_size);
-	copy[data->d_size] = 0;
+	char *copy = NULL;
+	size_t n = 0;
+	if (fd >= 0 && !(sh.sh_flags & SHF_COMPRESSED) && elf_getbase(elf) == 0 && sh.sh_size &&
+	    sh.sh_size < (1u << 30)) {
+		n = sh.sh_size;
+		copy = xmalloc(n + 1);
+		if (!pread_all(fd, copy, n, sh.sh_offset)) {
+			free(copy);
+			copy = NULL;
+		}
+	}
+	if (!copy) {
+		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+			return NULL;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf || !data->d_size || data->d_size >= (1u << 30))
+			return NULL;
+		n = data->d_size;
+		copy = xmalloc(n + 1);
+		memcpy(copy, data->d_buf, n);
+	}
+	copy[n] = 0;
 	grow_array((void **)&d->strtabs, &d->strtabs_cap, d->nstrtabs + 1, sizeof(*d->strtabs));
 	d->strtabs[d->nstrtabs++] = copy;
-	*size = data->d_size;
+	*size = n;
 	return copy;
 }
 
 /* perf's filter: functions and objects, plus labels (NOTYPE) in text sections; only from
  * sections that are loaded (SHF_ALLOC). */
-static size_t load_symbols(struct dso *d, Elf *elf, Elf_Scn *symscn, const struct runtime *rt)
+/* elf was opened from fd (-1: from memory). */
+static size_t load_symbols(struct dso *d, Elf *elf, int fd, Elf_Scn *symscn,
+			   const struct runtime *rt)
 {
 	GElf_Shdr symsh;
 	Elf_Data *data = elf_getdata(symscn, NULL);
@@ -233,7 +253,7 @@ static size_t load_symbols(struct dso *d, Elf *elf, Elf_Scn *symscn, const struc
 	/* room for every symbol and name at once, not regrown symbol by symbol */
 	symtab_reserve(&d->tab, n);
 	size_t strsize;
-	const char *strtab = copy_strtab(d, elf, symsh.sh_link, &strsize);
+	const char *strtab = copy_strtab(d, elf, fd, symsh.sh_link, &strsize);
 	if (!strtab)
 		return 0;
 	size_t nsec = 0;
@@ -361,7 +381,7 @@ static size_t load_minidebuginfo(struct dso *d, const struct runtime *rt)
 	Elf_Scn *sym = mini ? find_section(mini, NULL, SHT_SYMTAB, &symsh) : NULL;
 	if (sym) {
 		/* its sections are NOBITS like a debug file's: resolve against the runtime */
-		added = load_symbols(d, mini, sym, rt);
+		added = load_symbols(d, mini, -1, sym, rt);
 	}
 	if (mini)
 		elf_end(mini);
@@ -406,7 +426,7 @@ static bool try_debug_file(struct dso *d, const struct runtime *rt, const char *
 		    (idlen && idlen == d->build_id_size && !memcmp(id, d->build_id, idlen))) {
 			if (rt->probe) {
 				used = true;
-			} else if (load_symbols(d, e, sym, rt)) {
+			} else if (load_symbols(d, e, fd, sym, rt)) {
 				d->source = xasprintf("%s %s%s", what, root ? root : "", path);
 				used = true;
 			}
@@ -481,10 +501,10 @@ static bool load_cached_debug_file(struct dso *d, const struct runtime *rt,
 	return ok;
 }
 
-static void load_elf(struct dso *d, Elf *elf, const char *root, const char *path,
+static void load_elf(struct dso *d, Elf *elf, int fd, const char *root, const char *path,
 		     const struct symcache *cache)
 {
-	struct runtime rt = {.elf = elf};
+	struct runtime rt = {.elf = elf, .fd = fd};
 	size_t nph;
 	if (!elf_getphdrnum(elf, &nph) && nph) {
 		rt.loads = xcalloc(nph, sizeof(*rt.loads));
@@ -507,12 +527,12 @@ static void load_elf(struct dso *d, Elf *elf, const char *root, const char *path
 	if (load_debug_files(d, &rt, root, path)) {
 		/* source set by try_debug_file */
 	} else if ((scn = find_section(elf, NULL, SHT_SYMTAB, &sh)) &&
-		   load_symbols(d, elf, scn, &rt)) {
+		   load_symbols(d, elf, rt.fd, scn, &rt)) {
 		d->source = xstrdup(".symtab");
 	} else if (load_cached_debug_file(d, &rt, cache, path)) {
 		/* source set by try_debug_file */
 	} else if ((scn = find_section(elf, NULL, SHT_DYNSYM, &sh))) {
-		load_symbols(d, elf, scn, &rt);
+		load_symbols(d, elf, rt.fd, scn, &rt);
 		bool mini = load_minidebuginfo(d, &rt) > 0;
 		d->source = xstrdup(mini ? ".dynsym+.gnu_debugdata" : ".dynsym");
 	} else {
@@ -544,7 +564,7 @@ struct dso *dso_new_fd(int fd, const char *root, const char *path, const struct 
 	struct dso *d = dso_alloc();
 	Elf *elf = elf_ready() ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
 	if (elf && elf_kind(elf) == ELF_K_ELF)
-		load_elf(d, elf, root, path, cache);
+		load_elf(d, elf, fd, root, path, cache);
 	else
 		d->source = xstrdup("not an ELF file");
 	if (elf)
@@ -560,7 +580,7 @@ struct dso *dso_new_mem(const void *image, size_t size, const char *path)
 	memcpy(copy, image, size);
 	Elf *elf = elf_ready() ? elf_memory(copy, size) : NULL;
 	if (elf && elf_kind(elf) == ELF_K_ELF)
-		load_elf(d, elf, NULL, path, NULL);
+		load_elf(d, elf, -1, NULL, path, NULL);
 	else
 		d->source = xstrdup("not an ELF image");
 	if (elf)
@@ -634,7 +654,7 @@ int dso_probe(int fd, const char *root, const char *path, struct dso_probe *out)
 	}
 	struct dso *d = dso_alloc();
 	d->build_id_size = read_build_id(elf, d->build_id, sizeof(d->build_id));
-	struct runtime rt = {.elf = elf, .probe = true};
+	struct runtime rt = {.elf = elf, .fd = fd, .probe = true};
 	GElf_Shdr sh;
 	Elf_Scn *scn = find_section(elf, NULL, SHT_SYMTAB, &sh);
 	out->has_symbols = (scn && sh.sh_entsize && sh.sh_size >= 2 * sh.sh_entsize) ||

@@ -58,20 +58,6 @@ static const uint8_t to_dwarf[16] = {
     UNWIND_RAX, UNWIND_RCX, UNWIND_RDX, UNWIND_RBX, UNWIND_RSP, UNWIND_RBP, UNWIND_RSI, UNWIND_RDI,
     8,		9,	    10,		11,	    12,		13,	    14,		15};
 
-static bool pread_all(int fd, void *buf, size_t n, uint64_t off)
-{
-	size_t done = 0;
-	while (done < n) {
-		ssize_t r = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false;
-		done += (size_t)r;
-	}
-	return true;
-}
-
 /* The file offset of [rva, rva + n) when one section holds all of it. */
 static bool rva_to_off(const struct pe_unwind *t, uint32_t rva, uint32_t n, uint64_t *off)
 {
