@@ -120,10 +120,9 @@ void grow_array(void **buf, size_t *cap, size_t n, size_t esz)
 	*cap = c;
 }
 
-char *read_fd_max(int fd, uint64_t max, size_t *len)
+char *read_fd_into(int fd, char *buf, size_t cap, uint64_t max, size_t *len)
 {
-	size_t cap = 1 << 16, n = 0;
-	char *buf = xmalloc(cap);
+	size_t n = 0;
 	while (n < max) {
 		if (n + 1 >= cap)
 			buf = xrealloc(buf, cap *= 2);
@@ -146,6 +145,12 @@ char *read_fd_max(int fd, uint64_t max, size_t *len)
 	if (len)
 		*len = n;
 	return buf;
+}
+
+char *read_fd_max(int fd, uint64_t max, size_t *len)
+{
+	size_t cap = 1 << 16;
+	return read_fd_into(fd, xmalloc(cap), cap, max, len);
 }
 
 bool pread_all(int fd, void *buf, size_t n, uint64_t off)

@@ -41,6 +41,10 @@ char *read_fd(int fd, size_t *len);
 /* The same, at most max bytes: a file someone else writes (a target's) is read no further
  * than the size the caller stated, however much it grows meanwhile. */
 char *read_fd_max(int fd, uint64_t max, size_t *len);
+/* read_fd_max() into buf, an xmalloc()ed block of cap (>= 2) bytes, regrown as needed (so
+ * that a caller can choose where, and how large, the first block is); buf is freed on
+ * failure. */
+char *read_fd_into(int fd, char *buf, size_t cap, uint64_t max, size_t *len);
 /* read_fd() of a regular file, no further than the size it had when called (a file someone
  * else appends to is not followed); others (a pipe, /proc's files of size 0) to their end. */
 char *read_fd_seen(int fd, size_t *len);

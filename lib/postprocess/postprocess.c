@@ -121,6 +121,15 @@ static bool has_user_stacks(struct pass *p)
 	return false;
 }
 
+/* Whether any event samples the kernel (its frames need kallsyms). */
+static bool samples_kernel(struct pass *p)
+{
+	for (size_t i = 0; i < p->nr_evsels; i++)
+		if (!perfdata_reader_evsel(p->reader, i)->attr.exclude_kernel)
+			return true;
+	return false;
+}
+
 static size_t evsel_index(struct pass *p, const struct perfdata_evsel *ev)
 {
 	for (size_t i = 0; i < p->nr_evsels; i++)
@@ -453,6 +462,8 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 				     .symbol_cache = o->symsrv ? o->symsrv->cache_dir : NULL,
 				     .unwind = has_user_stacks(&p)};
 	p.sym = symbolizer_new(&so);
+	if (p.sym && samples_kernel(&p)) /* read beside the set-up below */
+		symbolizer_prefetch_kernel(p.sym);
 	int ret = -1;
 	bool zip = o->format != FORMAT_NETTRACE, ran = false;
 	char *txt_path = xasprintf("%s/perf.data.txt", out_dir);

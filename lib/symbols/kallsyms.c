@@ -79,8 +79,11 @@ struct kallsyms *kallsyms_load(const char *path)
 {
 	size_t len;
 	char *text = read_file(path, &len);
-	if (!text)
-		return NULL;
+	return text ? kallsyms_parse(text, len) : NULL;
+}
+
+struct kallsyms *kallsyms_parse(char *text, size_t len)
+{
 	struct kallsyms *k = xcalloc(1, sizeof(*k));
 	k->text = text;
 	bool all_zero = true;

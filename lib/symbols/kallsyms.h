@@ -12,6 +12,9 @@ struct kallsyms;
 
 /* NULL with pc_err() when the file cannot be read. */
 struct kallsyms *kallsyms_load(const char *path);
+/* The same from the file's text (NUL-terminated, len bytes before the NUL), which the
+ * result owns from then on. */
+struct kallsyms *kallsyms_parse(char *text, size_t len);
 void kallsyms_free(struct kallsyms *k);
 /* The symbol covering addr, or NULL.  *module gets "[name]" for module symbols, NULL for
  * the kernel image; range (may be NULL) the addresses [start, end) the symbol spans. */

@@ -42,8 +42,6 @@ static const char KERNEL_DSO[] = "[kernel.kallsyms]";
 /* A second after a process's last thread exited its maps go (machine_drop_exited): later
  * than any sample of it that the records' order can still bring. */
 #define DROP_EXITED_NS 1000000000ULL
-/* A kallsyms copy is some 10 MB; one beside a bare perf.data is taken up to this. */
-#define KALLSYMS_FILE_MAX (256ull << 20)
 
 /* Frames cached for pid are stale from now on (0 marks an empty cache slot). */
 static void bump_gen(struct symbolizer *s, uint32_t pid)
@@ -92,7 +90,7 @@ void symbolizer_free(struct symbolizer *s)
 	if (!s)
 		return;
 	machine_free(s->m);
-	kallsyms_free(s->kallsyms);
+	symbols_kernel_free(s);
 	for (size_t i = 0; i < s->nfiles; i++) {
 		dso_free(s->files[i]->dso);
 		unwind_tables_free(s->files[i]->ut);
@@ -165,59 +163,12 @@ void symbolizer_process(struct symbolizer *s, const struct perfdata_record *rec)
 
 /* ---- kernel ---- */
 
-static struct kallsyms *get_kallsyms(struct symbolizer *s)
-{
-	if (s->kallsyms_tried)
-		return s->kallsyms;
-	s->kallsyms_tried = true;
-	char *path = NULL;
-	int side_fd = -1;
-	if (s->kallsyms_path) {
-		path = xstrdup(s->kallsyms_path);
-	} else if (s->side_dir && s->opts.side_dir_foreign) {
-		/* Beside a bare perf.data (in /tmp, say) anybody may have written it: only a
-		 * regular file of one link, root's or ours, is taken, as a JIT map there. */
-		path = xasprintf("%s/kallsyms", s->side_dir);
-		side_fd = safe_open_in_root(getpid(), path, geteuid(), KALLSYMS_FILE_MAX);
-		if (side_fd < 0 && errno != ENOENT)
-			log_warn("kernel symbols: %s not taken: %s; /proc/kallsyms instead", path,
-				 pc_strerror());
-		if (side_fd < 0) {
-			free(path);
-			path = NULL;
-		}
-	} else if (s->side_dir) {
-		path = xasprintf("%s/kallsyms", s->side_dir);
-		if (access(path, R_OK)) {
-			free(path);
-			path = NULL;
-		}
-	}
-	if (!path)
-		path = xstrdup("/proc/kallsyms");
-	char *fd_path = side_fd < 0 ? NULL : xasprintf("/proc/self/fd/%d", side_fd);
-	s->kallsyms = kallsyms_load(fd_path ? fd_path : path);
-	free(fd_path);
-	if (side_fd >= 0)
-		close(side_fd);
-	if (!s->kallsyms)
-		log_warn("kernel symbols: %s; kernel frames stay [unknown]", pc_strerror());
-	else if (kallsyms_restricted(s->kallsyms))
-		log_warn("kernel symbols: %s shows no addresses (kernel.kptr_restrict); kernel "
-			 "frames stay [unknown]",
-			 path);
-	else
-		log_info("kernel symbols: %zu from %s", kallsyms_count(s->kallsyms), path);
-	free(path);
-	return s->kallsyms;
-}
-
 static void resolve_kernel(struct symbolizer *s, uint64_t ip, struct frame *f)
 {
 	struct map *km = machine_find_map(s->m, 0, ip, true);
 	if (km)
 		km->hit = true;
-	struct kallsyms *k = get_kallsyms(s);
+	struct kallsyms *k = symbols_kallsyms(s);
 	const char *module = NULL;
 	uint64_t range[2];
 	const char *name = k ? kallsyms_lookup(k, ip, &module, range) : NULL;

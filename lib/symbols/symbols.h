@@ -70,6 +70,10 @@ struct frame {
 
 struct symbolizer *symbolizer_new(const struct symbolizer_opts *o);
 void symbolizer_free(struct symbolizer *s);
+/* Starts loading the kernel's symbols on a thread now, for a caller about to resolve kernel
+ * frames after other set-up work; the first kernel frame waits for them.  Nothing else
+ * changes: without this call they are loaded at that frame. */
+void symbolizer_prefetch_kernel(struct symbolizer *s);
 struct machine *symbolizer_machine(struct symbolizer *s);
 
 /* The ELF files the recording's build-id table lists (the files samples hit), given before

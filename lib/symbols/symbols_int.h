@@ -67,6 +67,7 @@ struct symbolizer {
 	struct machine *m;
 	struct kallsyms *kallsyms;
 	bool kallsyms_tried;
+	struct kernel_load *kernel_load; /* symbolizer_prefetch_kernel()'s, not yet taken */
 	struct symfile anon, jit_file, missing;
 	struct symfile **files; /* every ELF symfile, to free and to match by inode */
 	size_t nfiles, files_cap;
@@ -93,6 +94,11 @@ struct symbolizer {
 struct symfile *symbols_classify(struct symbolizer *s, uint32_t pid, struct map *map);
 /* The unwind tables of a file symfile (NULL when it has none or is no file). */
 const struct unwind_tables *symbols_unwind_tables(struct symbolizer *s, struct symfile *sf);
+/* The kernel's symbols, loaded at the first call (or taken from the prefetch), the load
+ * logged then; NULL when there are none (symbols_kernel.c). */
+struct kallsyms *symbols_kallsyms(struct symbolizer *s);
+/* Frees the kernel's symbols, and waits for a prefetch never taken. */
+void symbols_kernel_free(struct symbolizer *s);
 /* The running kernel's vdso (its symbols, and its unwind tables when unwinding). */
 struct dso *symbols_vdso(struct symbolizer *s);
 

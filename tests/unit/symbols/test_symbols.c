@@ -137,8 +137,10 @@ static bool other_mount_ns_or_gone(const char *pid_text)
 	return strcmp(theirs, ours) != 0;
 }
 
-/* Symbolizes data and compares with the oracle; prints the first mismatches. */
-static void compare(const char *data, const struct oracle *o, struct counts *c)
+/* Symbolizes data and compares with the oracle; prints the first mismatches.  prefetch:
+ * the kernel's symbols loaded on a thread from the start (as merge does), else at the
+ * first kernel frame. */
+static void compare(const char *data, const struct oracle *o, struct counts *c, bool prefetch)
 {
 	struct perfdata_reader *r = perfdata_reader_open(data);
 	CHECK(r != NULL);
@@ -146,6 +148,8 @@ static void compare(const char *data, const struct oracle *o, struct counts *c)
 		return;
 	struct symbolizer_opts so = {.live = false};
 	struct symbolizer *s = symbolizer_new(&so);
+	if (prefetch)
+		symbolizer_prefetch_kernel(s);
 	struct frame frames[128];
 	struct perfdata_record rec;
 	int ret;
@@ -227,7 +231,7 @@ static void compare(const char *data, const struct oracle *o, struct counts *c)
 }
 
 static void check_recording(const char *name, const char *record_args, size_t min_samples,
-			    size_t min_jit)
+			    size_t min_jit, bool prefetch)
 {
 	char cmd[1024], data[128], txt[128];
 	snprintf(data, sizeof(data), "%s/%s.data", tmpdir, name);
@@ -240,7 +244,7 @@ static void check_recording(const char *name, const char *record_args, size_t mi
 	struct oracle o = {0};
 	CHECK(load_oracle(txt, &o));
 	struct counts c = {0};
-	compare(data, &o, &c);
+	compare(data, &o, &c, prefetch);
 	printf("%s: %zu samples (perf: %zu), %zu frames (kernel %zu, native %zu, jit %zu, "
 	       "unknown %zu), %zu named where perf has [unknown], %zu in anonymous memory with its "
 	       "own name for dso, %zu mismatches\n",
@@ -250,6 +254,7 @@ static void check_recording(const char *name, const char *record_args, size_t mi
 	CHECK(c.samples >= min_samples);
 	CHECK(c.kinds[FRAME_JIT] >= min_jit);
 	CHECK(c.mismatches == 0);
+	CHECK(c.kinds[FRAME_KERNEL] > 0);
 	free_oracle(&o);
 }
 
@@ -266,13 +271,19 @@ int main(void)
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/pcsym.XXXXXX");
 	if (!mkdtemp(tmpdir))
 		SKIP("cannot make a temporary directory: make /tmp (or $TMPDIR) writable");
+	/* a prefetch of the kernel's symbols never used: waited for and freed, nothing left */
+	struct symbolizer_opts so = {.live = false};
+	struct symbolizer *unused = symbolizer_new(&so);
+	symbolizer_prefetch_kernel(unused);
+	symbolizer_prefetch_kernel(unused); /* a second call starts nothing more */
+	symbolizer_free(unused);
 	char args[512];
 	/* the workload: hot_leaf <- main <- __libc_start_call_main, ld.so at startup */
 	snprintf(args, sizeof(args), "-- %s/tests/workloads/hot 1 2", build);
-	check_recording("hot", args, 500, 0);
+	check_recording("hot", args, 500, 0, false);
 	/* system-wide: whatever else runs, kernel threads, the vdso */
 	snprintf(args, sizeof(args), "-a -- %s/tests/workloads/hot 0.5", build);
-	check_recording("system", args, 200, 0);
+	check_recording("system", args, 200, 0, true);
 	/* node writes /tmp/perf-<pid>.map: JS frames named from it, as perf does */
 	if (run("command -v node >/dev/null") == 0) {
 		char js[128], pidfile[128];
@@ -289,7 +300,7 @@ int main(void)
 		}
 		snprintf(args, sizeof(args),
 			 "-- sh -c 'echo $$ > %s; exec node --perf-basic-prof %s'", pidfile, js);
-		check_recording("node", args, 200, 100);
+		check_recording("node", args, 200, 100, false);
 		size_t len;
 		char *pid = read_file(pidfile, &len);
 		if (pid) {
