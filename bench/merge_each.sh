@@ -54,6 +54,8 @@ command -v perf >/dev/null || { echo "merge_each.sh: needs perf (Debian linux-pe
 
 # shellcheck source=bench/workloads.sh
 source "$top/bench/workloads.sh"
+# shellcheck source=bench/stats.sh
+source "$top/bench/stats.sh"
 work=$(mktemp -d /tmp/pceach.XXXXXX)
 maps=()
 cleanup() {
@@ -70,21 +72,6 @@ cleanup() {
 trap cleanup EXIT
 cd "$work"
 dir=${traces:-${keep:-$work}}
-
-median() { sort -g | awk '{v[NR] = $1} END {print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-ratio() { awk "BEGIN{printf \"%.1f\", $1 / $2}"; }
-med() { median <"$1"; }
-# timed1 NAME COMMAND...: one run; NAME.wall, NAME.cpu, NAME.rss (KiB) get a line.
-timed1() {
-	local name=$1 s u k kb
-	shift
-	/usr/bin/time -o time.out -f '%e %U %S %M' "$@" >/dev/null 2>"$name.err" ||
-		{ echo "merge_each.sh: $name failed:" >&2; tail -5 "$name.err" >&2; exit 1; }
-	read -r s u k kb <time.out
-	echo "$s" >>"$name.wall"
-	awk "BEGIN{print $u + $k}" >>"$name.cpu"
-	echo "$kb" >>"$name.rss"
-}
 
 echo "merge_each.sh: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $runs rounds, medians"
 echo "perfcollect-c: $PC${base:+; base: $base/perfcollect-c}"

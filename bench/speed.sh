@@ -43,6 +43,8 @@ want() { case ",$only," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 
 # shellcheck source=bench/workloads.sh
 source "$top/bench/workloads.sh"
+# shellcheck source=bench/stats.sh
+source "$top/bench/stats.sh"
 work=$(mktemp -d /tmp/pcspeed.XXXXXX)
 cleanup() {
 	workloads_stop
@@ -52,25 +54,12 @@ cleanup() {
 trap cleanup EXIT
 cd "$work"
 
-median() { sort -g | awk '{v[NR] = $1} END {print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-ratio() { awk "BEGIN{printf \"%.1f\", $1 / $2}"; }
 mib() { awk "BEGIN{printf \"%.1f\", $1 / 1048576}"; }
 
-# timed NAME COMMAND...: runs it $runs times; NAME.wall, NAME.cpu, NAME.rss (KiB) get one
-# line per run.
+# timed NAME COMMAND...: runs it $runs times (stats.sh's timed1).
 timed() {
-	local name=$1 s u k kb
-	shift
-	for _ in $(seq "$runs"); do
-		/usr/bin/time -o time.out -f '%e %U %S %M' "$@" >/dev/null 2>"$name.err" ||
-			{ echo "speed.sh: $name failed:" >&2; tail -5 "$name.err" >&2; exit 1; }
-		read -r s u k kb <time.out
-		echo "$s" >>"$name.wall"
-		awk "BEGIN{print $u + $k}" >>"$name.cpu"
-		echo "$kb" >>"$name.rss"
-	done
+	for _ in $(seq "$runs"); do timed1 "$@"; done
 }
-med() { median <"$1"; }
 
 echo "speed.sh: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $runs runs each, medians"
 echo "perfcollect-c: $PC ($("$PC" --version 2>/dev/null | head -1))"
