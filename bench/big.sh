@@ -48,21 +48,10 @@ work=$(mktemp -d /tmp/pcbig.XXXXXX)
 trap 'workloads_stop; workloads_remove_maps; rm -rf "$work"' EXIT
 cd "$work"
 
-median() { sort -g | awk '{v[NR] = $1} END {print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-med() { median <"$1"; }
-ratio() { awk "BEGIN{printf \"%.2f\", $1 / $2}"; }
+# shellcheck source=bench/stats.sh
+source "$top/bench/stats.sh"
+ratio2() { awk "BEGIN{printf \"%.2f\", $1 / $2}"; }
 
-# timed NAME CPUS COMMAND...: one run on CPUS; NAME.wall, NAME.cpu, NAME.rss (KiB) get a line.
-timed() {
-	local name=$1 cpus=$2 s u k kb
-	shift 2
-	/usr/bin/time -o time.out -f '%e %U %S %M' taskset -c "$cpus" "$@" >/dev/null 2>"$name.err" ||
-		{ echo "big.sh: $name failed:" >&2; tail -5 "$name.err" >&2; exit 1; }
-	read -r s u k kb <time.out
-	echo "$s" >>"$name.wall"
-	awk "BEGIN{print $u + $k}" >>"$name.cpu"
-	echo "$kb" >>"$name.rss"
-}
 row() { # row LABEL NAME
 	printf '   %-44s %6.2f s wall %6.2f s CPU %6.1f MiB\n' "$1" "$(med "$2.wall")" "$(med "$2.cpu")" \
 		"$(awk "BEGIN{print $(med "$2.rss") / 1024}")"
@@ -84,9 +73,17 @@ if want merge; then
 	for r in $(seq "$runs"); do
 		for cpus in 0 "$all"; do
 			n=$([ "$cpus" = 0 ] && echo 1 || echo "$ncpu")
-			timed "script_$n" "$cpus" perf script -i "$data" --fields "$FIELDS"
-			timed "merge_$n" "$cpus" "$PC" merge "$data" -o "m$n.trace.zip"
-			[ -z "$before" ] || timed "before_$n" "$cpus" "$before" merge "$data" -o "b$n.trace.zip"
+			timed1 "script_$n" taskset -c "$cpus" perf script -i "$data" --fields "$FIELDS"
+			# the two builds take turns at running first: the run right after perf script
+			# was the slower one, whichever it was (bench/merge_each.sh saw the same)
+			if [ -n "$before" ] && [ $((r % 2)) = 0 ]; then
+				timed1 "before_$n" taskset -c "$cpus" "$before" merge "$data" -o "b$n.trace.zip"
+				timed1 "merge_$n" taskset -c "$cpus" "$PC" merge "$data" -o "m$n.trace.zip"
+			else
+				timed1 "merge_$n" taskset -c "$cpus" "$PC" merge "$data" -o "m$n.trace.zip"
+				[ -z "$before" ] ||
+					timed1 "before_$n" taskset -c "$cpus" "$before" merge "$data" -o "b$n.trace.zip"
+			fi
 		done
 		echo "   round $r, load $(cut -d' ' -f1-3 /proc/loadavg)"
 	done
@@ -95,14 +92,14 @@ if want merge; then
 		row "perf script (perfcollect's fields)" "script_$n"
 		row "perfcollect-c merge" "merge_$n"
 		[ -z "$before" ] || row "merge before ($before)" "before_$n"
-		echo "     merge is $(ratio "$(med "script_$n.wall")" "$(med "merge_$n.wall")")x perf script" \
-			"(wall), $(ratio "$(med "script_$n.cpu")" "$(med "merge_$n.cpu")")x (CPU)" \
+		echo "     merge is $(ratio2 "$(med "script_$n.wall")" "$(med "merge_$n.wall")")x perf script" \
+			"(wall), $(ratio2 "$(med "script_$n.cpu")" "$(med "merge_$n.cpu")")x (CPU)" \
 			"$([ "$n" = 1 ] || echo "[goal on $ncpu CPUs: 4x wall]")"
 		[ -z "$before" ] ||
-			echo "     before: $(ratio "$(med "script_$n.wall")" "$(med "before_$n.wall")")x (wall)"
+			echo "     before: $(ratio2 "$(med "script_$n.wall")" "$(med "before_$n.wall")")x (wall)"
 	done
-	echo "   merge from 1 to $ncpu CPUs: $(ratio "$(med merge_1.wall)" "$(med "merge_$ncpu.wall")")x" \
-		"faster (wall); perf script $(ratio "$(med script_1.wall)" "$(med "script_$ncpu.wall")")x"
+	echo "   merge from 1 to $ncpu CPUs: $(ratio2 "$(med merge_1.wall)" "$(med "merge_$ncpu.wall")")x" \
+		"faster (wall); perf script $(ratio2 "$(med script_1.wall)" "$(med "script_$ncpu.wall")")x"
 fi
 
 if want stop; then
