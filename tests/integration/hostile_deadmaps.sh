@@ -22,11 +22,17 @@ JS='const end = Date.now() + 2500;
 function hotJsFunction(n) { let s = 0; for (let i = 0; i < n; i++) s += (i * i) % 7; return s; }
 let t = 0; while (Date.now() < end) t += hotJsFunction(100000);'
 
-# start_node NAME [node options]: node as nobody (from /, its cwd) for 2.5 s; sets pid.
+# start_node NAME [node options]: node as nobody (from /, its cwd) for 2.5 s; sets pid.  A
+# map some earlier process of that pid left (pids wrap at pid_max) is removed first, from
+# the subshell that then becomes node, before anything is planted for it: else it is root's
+# file node cannot write, or ln finds it there.
 start_node() {
 	local name=$1; shift
-	(cd / && exec setpriv --reuid=$nobody --regid=$nobody --clear-groups node "$@" -e "$JS") &>"$name.node" &
+	rm -f "$name.ready"
+	(rm -f "/tmp/perf-$BASHPID.map" && : >"$name.ready" && cd / &&
+		exec setpriv --reuid=$nobody --regid=$nobody --clear-groups node "$@" -e "$JS") &>"$name.node" &
 	pid=$!
+	wait_until 10 test -e "$name.ready" || fail "$name: node did not start"
 	cleanup_hooks+=("kill $pid 2>/dev/null; rm -f /tmp/perf-$pid.map")
 }
 # collect_until_exit NAME: collect -pid $pid until it exits; unpacks perf.data.txt and the log.
