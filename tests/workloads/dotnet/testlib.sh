@@ -37,9 +37,11 @@ start_app() {
 	local secs=$1; shift
 	app_n=$((app_n + 1))
 	local out=$T/app$app_n.out
-	env -u DOTNET_PerfMapEnabled -u COMPlus_PerfMapEnabled -u DOTNET_PerfMapStubGranularity \
-		DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 "$@" "${DOTNET_CMD[@]}" "$DLL" "${mode[@]}" \
-		"$secs" >"$out" 2>&1 &
+	# What an earlier process of the same pid left in /tmp (pids wrap at pid_max) goes first,
+	# from the subshell that becomes the app: a stale map or socket is not the app's.
+	(remove_runtime_files "$BASHPID" && exec env -u DOTNET_PerfMapEnabled -u COMPlus_PerfMapEnabled \
+		-u DOTNET_PerfMapStubGranularity DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 "$@" \
+		"${DOTNET_CMD[@]}" "$DLL" "${mode[@]}" "$secs") >"$out" 2>&1 &
 	APP_PID=$!
 	cleanup_hooks+=("kill $APP_PID 2>/dev/null; wait $APP_PID 2>/dev/null; remove_runtime_files $APP_PID")
 	if ! wait_until 60 grep -q "^ready $APP_PID\$" "$out"; then
