@@ -35,12 +35,6 @@ static void note(const char *what)
 	printf("  note     %s\n", what);
 }
 
-static uint64_t effective_caps(void)
-{
-	struct proc_status st;
-	return proc_status(getpid(), &st) == 0 ? st.cap_eff : 0;
-}
-
 /* Can this process open cpu-clock with kernel call stacks for (pid, cpu)? */
 static int probe_open(pid_t pid, int cpu)
 {
@@ -96,7 +90,7 @@ int cmd_install(int argc, char **argv)
 	}
 	char buf[512];
 	bool root = geteuid() == 0;
-	uint64_t caps = effective_caps();
+	uint64_t caps = proc_self_caps();
 	bool perfmon = caps & (1ULL << CAP_PERFMON_BIT);
 	bool sysadmin = caps & (1ULL << CAP_SYS_ADMIN_BIT);
 	long paranoid = sysctl_long("kernel.perf_event_paranoid", 2);

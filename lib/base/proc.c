@@ -315,6 +315,12 @@ out:
 	return r;
 }
 
+uint64_t proc_self_caps(void)
+{
+	struct proc_status st;
+	return proc_status(getpid(), &st) == 0 ? st.cap_eff : 0;
+}
+
 char *proc_getenv(pid_t pid, const char *name)
 {
 	char path[64];

@@ -78,6 +78,8 @@ struct proc_status {
 	uint64_t cap_eff; /* bit n: capability n (CAP_PERFMON is 38) */
 };
 int proc_status(pid_t pid, struct proc_status *st);
+/* This process's effective capabilities (bit n: capability n), 0 when unreadable. */
+uint64_t proc_self_caps(void);
 
 /* NAME's value in pid's initial environment (/proc/<pid>/environ), malloc'd (the last one
  * wins, as with getenv()); NULL when unset or unreadable.  Changes the process made since

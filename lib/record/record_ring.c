@@ -70,8 +70,7 @@ void record_ring_limits(size_t ncpus, struct ring_limits *lim)
 	lim->ncpus = ncpus;
 	lim->page = page > 0 ? (uint64_t)page : 4096;
 	lim->lock_per_cpu = UINT64_MAX;
-	struct proc_status st;
-	bool ipc_lock = proc_status(getpid(), &st) == 0 && (st.cap_eff >> CAP_IPC_LOCK_BIT & 1);
+	bool ipc_lock = proc_self_caps() >> CAP_IPC_LOCK_BIT & 1;
 	if (!ipc_lock && record_paranoid_level() > -1) {
 		long kb = sysctl_long("kernel.perf_event_mlock_kb", 516);
 		lim->lock_per_cpu = kb > 0 ? (uint64_t)kb << 10 : lim->page;
