@@ -42,7 +42,6 @@ struct dso {
 /* The runtime file: its PT_LOAD headers turn symbol addresses into file offsets. */
 struct runtime {
 	Elf *elf;
-	int fd; /* elf's file; -1 for an image in memory */
 	GElf_Phdr *loads;
 	size_t nloads;
 	bool probe; /* dso_probe(): find where symbols would come from, load nothing */
@@ -201,10 +200,10 @@ static const struct sec_info *sec_info(struct sec_info *cache, size_t ncache, El
 }
 
 /* A copy of string table section ndx, NUL-terminated past its end (so that every offset
- * into it names a string that ends inside it), kept by d; NULL when it cannot be read. */
-/* The string table of section ndx, copied to be kept.  From a file (fd >= 0) it is read
- * straight into the copy: libelf would read it into a buffer of its own first, and the
- * string tables of large binaries (node's is 7.5 MB) are most of what loading reads. */
+ * into it names a string that ends inside it), kept by d; NULL when it cannot be read.  From
+ * a file (fd >= 0) it is read straight into the copy: libelf would read it into a buffer of
+ * its own first, and the string tables of large binaries (node's is 7.5 MB) are most of what
+ * loading reads. */
 static const char *copy_strtab(struct dso *d, Elf *elf, int fd, size_t ndx, size_t *size)
 {
 	Elf_Scn *scn = elf_getscn(elf, ndx);
@@ -240,8 +239,7 @@ static const char *copy_strtab(struct dso *d, Elf *elf, int fd, size_t ndx, size
 }
 
 /* perf's filter: functions and objects, plus labels (NOTYPE) in text sections; only from
- * sections that are loaded (SHF_ALLOC). */
-/* elf was opened from fd (-1: from memory). */
+ * sections that are loaded (SHF_ALLOC).  elf was opened from fd (-1: from memory). */
 static size_t load_symbols(struct dso *d, Elf *elf, int fd, Elf_Scn *symscn,
 			   const struct runtime *rt)
 {
@@ -504,7 +502,7 @@ static bool load_cached_debug_file(struct dso *d, const struct runtime *rt,
 static void load_elf(struct dso *d, Elf *elf, int fd, const char *root, const char *path,
 		     const struct symcache *cache)
 {
-	struct runtime rt = {.elf = elf, .fd = fd};
+	struct runtime rt = {.elf = elf};
 	size_t nph;
 	if (!elf_getphdrnum(elf, &nph) && nph) {
 		rt.loads = xcalloc(nph, sizeof(*rt.loads));
@@ -527,12 +525,12 @@ static void load_elf(struct dso *d, Elf *elf, int fd, const char *root, const ch
 	if (load_debug_files(d, &rt, root, path)) {
 		/* source set by try_debug_file */
 	} else if ((scn = find_section(elf, NULL, SHT_SYMTAB, &sh)) &&
-		   load_symbols(d, elf, rt.fd, scn, &rt)) {
+		   load_symbols(d, elf, fd, scn, &rt)) {
 		d->source = xstrdup(".symtab");
 	} else if (load_cached_debug_file(d, &rt, cache, path)) {
 		/* source set by try_debug_file */
 	} else if ((scn = find_section(elf, NULL, SHT_DYNSYM, &sh))) {
-		load_symbols(d, elf, rt.fd, scn, &rt);
+		load_symbols(d, elf, fd, scn, &rt);
 		bool mini = load_minidebuginfo(d, &rt) > 0;
 		d->source = xstrdup(mini ? ".dynsym+.gnu_debugdata" : ".dynsym");
 	} else {
@@ -654,7 +652,7 @@ int dso_probe(int fd, const char *root, const char *path, struct dso_probe *out)
 	}
 	struct dso *d = dso_alloc();
 	d->build_id_size = read_build_id(elf, d->build_id, sizeof(d->build_id));
-	struct runtime rt = {.elf = elf, .fd = fd, .probe = true};
+	struct runtime rt = {.elf = elf, .probe = true};
 	GElf_Shdr sh;
 	Elf_Scn *scn = find_section(elf, NULL, SHT_SYMTAB, &sh);
 	out->has_symbols = (scn && sh.sh_entsize && sh.sh_size >= 2 * sh.sh_entsize) ||
