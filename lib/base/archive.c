@@ -377,6 +377,17 @@ static void place_side_streams(struct archive_writer *w)
 	}
 	w->nspilled = 0;
 }
+
+void archive_writer_stats(struct archive_writer *w, struct archive_stats *st)
+{
+	pthread_mutex_lock(&w->lock);
+	*st = (struct archive_stats){.waits = w->waits,
+				     .wait_s = (double)w->wait_ns / 1e9,
+				     .deflated = w->deflated,
+				     .lighter = w->lighter};
+	pthread_mutex_unlock(&w->lock);
+}
+
 int archive_writer_finish(struct archive_writer *w)
 {
 	if (w->finished)

@@ -3,7 +3,8 @@
  * Written by our own zip writer (archive.c): each entry is deflated in 1 MiB pieces by one
  * thread per CPU (ISA-L's igzip where the build has it, else zlib; the .nettrace files
  * by zlib 6, deflate_chunk.h's BEST) while the caller goes on producing the
- * next; data that does not shrink (zstd-compressed perf.data) is stored as it is.  Every zip
+ * next, a step lighter for a while whenever the caller had to wait for them; data that
+ * does not shrink (zstd-compressed perf.data) is stored as it is.  Every zip
  * reader reads the result: PerfView (.NET's ZipArchive), unzip, Python's zipfile, libzip.
  * Read through libzip (archive_read.c), which reads any zip.
  *
@@ -38,6 +39,14 @@ FILE *archive_writer_add_stream(struct archive_writer *w, const char *name);
  * _abandon_side_stream() closes it leaving it out of the archive. */
 FILE *archive_writer_add_side_stream(struct archive_writer *w, const char *name);
 void archive_writer_abandon_side_stream(struct archive_writer *w, FILE *f);
+/* How the compressors kept up so far: the producer waited for them `waits` times (wait_s
+ * seconds in all); of the pieces deflated (taken by a worker), `lighter` were compressed a
+ * step lighter than their entry's effort because of such waits (archive_pieces.c). */
+struct archive_stats {
+	uint64_t waits, deflated, lighter;
+	double wait_s;
+};
+void archive_writer_stats(struct archive_writer *w, struct archive_stats *st);
 /* Waits for the compressors (progress on a terminal), writes the central directory,
  * renames the archive into place.  -1 with the reason when anything failed. */
 int archive_writer_finish(struct archive_writer *w);

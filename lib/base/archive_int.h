@@ -35,6 +35,7 @@ struct piece {
 	uint8_t *out;
 	size_t out_len;
 	uint32_t crc;
+	enum deflate_effort effort; /* its entry's, or lighter (archive_pieces.c) */
 	bool first, last;
 };
 
@@ -87,6 +88,9 @@ struct archive_writer {
 	int write_errno;   /* the first failed write */
 	uint64_t in_total; /* bytes queued, for progress */
 	uint64_t in_written;
+	uint64_t lighter_left;	    /* pieces still to be taken a step lighter */
+	uint64_t waits, wait_ns;    /* the producer waited for a free slot */
+	uint64_t deflated, lighter; /* pieces deflated, and those of them a step lighter */
 
 	/* the entries being filled by the caller: in the archive's order (main), and a side
 	 * stream spilled to a temporary file until it can be placed (side) */

@@ -582,6 +582,14 @@ static int pack(const struct postprocess_opts *o, const char *out_dir, bool txt,
 	}
 	char *log_path = xasprintf("%s/perfcollect.log", out_dir);
 	if (r == 0) {
+		struct archive_stats st;
+		archive_writer_stats(w, &st);
+		if (st.waits)
+			log_info("archive: the pass waited %" PRIu64 " times (%.3f s) for the "
+				 "compressors; %" PRIu64 " of %" PRIu64
+				 " pieces so far compressed a "
+				 "step lighter for it",
+				 st.waits, st.wait_s, st.lighter, st.deflated);
 		log_info("writing %s", o->zip_path);
 		if (access(log_path, F_OK) == 0)
 			r = add_entry(w, o->name, "perfcollect.log", out_dir);
