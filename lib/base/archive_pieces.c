@@ -190,7 +190,7 @@ void pieces_queue(struct archive_writer *w, struct filler *f, bool last)
 	pthread_mutex_lock(&w->lock);
 	if (slot(w, w->queued)->state != PIECE_FREE) {
 		w->waits++;
-		w->lighter_left = LIGHTER_ROUNDS * w->nslots;
+		w->lighter_left = (uint64_t)LIGHTER_ROUNDS * w->nslots;
 		uint64_t t0 = monotonic_ns();
 		while (slot(w, w->queued)->state != PIECE_FREE)
 			pthread_cond_wait(&w->space, &w->lock);
