@@ -174,8 +174,10 @@ static int write_sample(struct pass *p, const struct perfdata_record *rec, struc
 	/* A copy: machine_comm() may return its scratch ":<tid>", which the NetTrace writer's own
 	 * lookups (the process's name) overwrite before perf.data.txt's line is written. */
 	char comm[256];
-	snprintf(comm, sizeof(comm), "%s",
-		 machine_comm(symbolizer_machine(p->sym), s->pid, s->tid));
+	const char *name = machine_comm(symbolizer_machine(p->sym), s->pid, s->tid);
+	size_t len = strnlen(name, sizeof(comm) - 1); /* (not snprintf: once per sample) */
+	memcpy(comm, name, len);
+	comm[len] = 0;
 	const char *trace = trace_fields_text(p->tf, rec);
 	if (p->sf && ev && ev->name && !strcmp(ev->name, SCHED_SWITCH_EVENT))
 		switch_fill_tracepoint(p->sf, trace);

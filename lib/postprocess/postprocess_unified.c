@@ -359,11 +359,13 @@ int nettrace_out_sample(struct nettrace_out *o, const struct perf_sample *s,
 	o->file.st.samples++;
 	/* a task perf names ":<tid>" (no COMM: one a -pid recording does not follow) starts no
 	 * wait, as report/offcpu.c: only part of its switches is there */
-	char unfollowed[16];
-	snprintf(unfollowed, sizeof(unfollowed), ":%d", (int32_t)s->tid);
 	if (o->cswitch && is_switch && sw.blocked && s->tid > 0 && s->tid != UINT32_MAX &&
-	    sw.prev_pid == (int)s->tid && strcmp(comm, unfollowed))
-		thread_blocks(o, s->tid, t, nframes);
+	    sw.prev_pid == (int)s->tid) {
+		char unfollowed[16];
+		snprintf(unfollowed, sizeof(unfollowed), ":%d", (int32_t)s->tid);
+		if (strcmp(comm, unfollowed))
+			thread_blocks(o, s->tid, t, nframes);
+	}
 	return 0;
 }
 
