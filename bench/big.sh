@@ -3,8 +3,11 @@
 # at perfcollect's 1 kHz makes them in 10 s.  merge against perf script, on one CPU and on
 # all of them (taskset), side by side; and stop -> finished zip of a collection that size.
 #
-#   sudo bench/big.sh [--build DIR] [--before BINARY] [--data PERF.DATA] [--runs N]
-#                     [--seconds S] [--freq HZ] [--only merge,stop]
+#   sudo bench/big.sh [--build DIR] [--binary PATH] [--before BINARY] [--data PERF.DATA]
+#                     [--runs N] [--seconds S] [--freq HZ] [--only merge,stop]
+#
+# --binary: measure this perfcollect-c instead of DIR's (DIR still gives the workloads),
+# e.g. build-static/perfcollect-c, the static binary users run.
 #
 # merge: without --data, records `perf record -k 1 -g -a -F HZ -e cpu-clock` for S seconds
 # (default 10 s at 20 kHz: about 400 000 samples over the two busy CPUs of
@@ -19,10 +22,11 @@
 # and the samples it holds.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-build=$top/build before= data= runs=3 seconds=10 freq=20000 only=merge,stop
+build=$top/build binary= before= data= runs=3 seconds=10 freq=20000 only=merge,stop
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2; shift 2 ;;
+	--binary) binary=$(realpath "$2"); shift 2 ;;
 	--before) before=$(realpath "$2"); shift 2 ;;
 	--data) data=$(realpath "$2"); shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
@@ -33,7 +37,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 build=$(realpath "$build")
-PC=$build/perfcollect-c
+PC=${binary:-$build/perfcollect-c}
 FIELDS=comm,pid,tid,cpu,time,period,event,ip,sym,dso,trace
 command -v perf >/dev/null || { echo "big.sh: needs perf (Debian linux-perf)" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "big.sh: needs root (system-wide traces)" >&2; exit 2; }

@@ -3,10 +3,12 @@
 # ">= 5x perf script on every workload"), side by side in one run, as ratios.  See
 # bench/README.md.
 #
-#   sudo bench/merge_each.sh [--build DIR] [--base DIR] [--runs N] [--seconds S]
-#                            [--only NAMES] [--keep DIR] [--traces DIR]
+#   sudo bench/merge_each.sh [--build DIR] [--binary PATH] [--base DIR] [--runs N]
+#                            [--seconds S] [--only NAMES] [--keep DIR] [--traces DIR]
 #
 #   --build DIR    the build whose perfcollect-c is measured (default: build)
+#   --binary PATH  measure this perfcollect-c instead of the build's (the build still gives
+#                  the workloads), e.g. build-static/perfcollect-c, what users run
 #   --base DIR     a second build measured in the same rounds (before/after a change)
 #   --runs N       rounds; in each, perf script, merge (and the base's merge, the two builds
 #                  in alternate order) run in turn on every trace; medians are printed
@@ -26,6 +28,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$top/build
+binary=
 base=
 runs=3
 seconds=20
@@ -35,17 +38,18 @@ traces=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$(realpath "$2"); shift 2 ;;
+	--binary) binary=$(realpath "$2"); shift 2 ;;
 	--base) base=$(realpath "$2"); shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
 	--seconds) seconds=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
 	--keep) mkdir -p "$2"; keep=$(realpath "$2"); shift 2 ;;
 	--traces) traces=$(realpath "$2"); shift 2 ;;
-	-h | --help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "merge_each.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
-PC=$build/perfcollect-c
+PC=${binary:-$build/perfcollect-c}
 FIELDS=comm,pid,tid,cpu,time,period,event,ip,sym,dso,trace
 [ -x "$PC" ] && [ -x "$build/tests/workloads/hot" ] || { echo "build first: ninja -C $build" >&2; exit 2; }
 [ -z "$base" ] || [ -x "$base/perfcollect-c" ] || { echo "merge_each.sh: no $base/perfcollect-c" >&2; exit 2; }

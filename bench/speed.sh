@@ -2,10 +2,12 @@
 # Every figure of the speed table (issue 17), side by side against perf and perfcollect, in
 # one run, as ratios.  See bench/README.md.
 #
-#   sudo bench/speed.sh [--build DIR] [--perfcollect PATH] [--runs N] [--long S] [--short S]
-#                       [--only ROWS]
+#   sudo bench/speed.sh [--build DIR] [--binary PATH] [--perfcollect PATH] [--runs N]
+#                       [--long S] [--short S] [--only ROWS]
 #
 #   --build DIR        the build whose perfcollect-c is measured (default: build)
+#   --binary PATH      measure this perfcollect-c instead of the build's (the build still
+#                      gives the workloads), e.g. build-static/perfcollect-c, what users run
 #   --perfcollect PATH perfcollect's script (microsoft/perfview src/perfcollect/perfcollect);
 #                      without it the rows against perfcollect are skipped, saying so
 #   --runs N           repetitions of each measurement; medians are printed (default 3)
@@ -17,6 +19,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$top/build
+binary=
 perfcollect=
 runs=3
 long=60
@@ -25,16 +28,17 @@ only=merge,stop,rss,lost,callstacks
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$(realpath "$2"); shift 2 ;;
+	--binary) binary=$(realpath "$2"); shift 2 ;;
 	--perfcollect) perfcollect=$(realpath "$2"); shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
 	--long) long=$2; shift 2 ;;
 	--short) short=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
-	-h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "speed.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
-PC=$build/perfcollect-c
+PC=${binary:-$build/perfcollect-c}
 FIELDS=comm,pid,tid,cpu,time,period,event,ip,sym,dso,trace
 [ -x "$PC" ] && [ -x "$build/tests/workloads/hot" ] || { echo "build first: ninja -C $build" >&2; exit 2; }
 command -v perf >/dev/null || { echo "speed.sh: needs perf (Debian linux-perf)" >&2; exit 2; }
