@@ -236,6 +236,25 @@ static ssize_t stream_write(void *cookie, const char *buf, size_t size)
 	return (ssize_t)size;
 }
 
+int archive_writer_give(struct archive_writer *w, FILE *stream, uint8_t **buf, size_t *cap,
+			size_t len)
+{
+	struct filler *f = stream == w->main.stream   ? &w->main
+			   : stream == w->side.stream ? &w->side
+						      : NULL;
+	if (!f || !f->e || !len || len > PIECE || *cap < PIECE)
+		return 1;
+	if (f->len) /* what fwrite() left: a piece of its own */
+		pieces_queue(w, f, false);
+	uint8_t *empty = f->in; /* PIECE bytes; the slot's buffer takes its place */
+	f->in = *buf;
+	f->len = len;
+	pieces_queue(w, f, false);
+	*buf = empty;
+	*cap = PIECE;
+	return 0;
+}
+
 static int stream_close(void *cookie)
 {
 	struct filler *f = cookie;

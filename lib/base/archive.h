@@ -17,6 +17,9 @@
 #include "tracefile.h"
 #include "util.h"
 
+/* The pieces entries are cut into (and compressed one by one). */
+#define ARCHIVE_PIECE (1024 * 1024)
+
 struct archive_writer;
 /* Creates a temporary file beside zip_path (NULL if it cannot); _finish() renames it to
  * zip_path, _free() without _finish() removes it. */
@@ -39,6 +42,13 @@ FILE *archive_writer_add_stream(struct archive_writer *w, const char *name);
  * _abandon_side_stream() closes it leaving it out of the archive. */
 FILE *archive_writer_add_side_stream(struct archive_writer *w, const char *name);
 void archive_writer_abandon_side_stream(struct archive_writer *w, FILE *f);
+/* fwrite() without the copy, on a stream of _add_stream() or _add_side_stream(): buf[0..len)
+ * (0 < len <= ARCHIVE_PIECE; *buf from malloc, *cap >= ARCHIVE_PIECE) becomes the entry's
+ * next piece as it is (after the bytes fwrite() put there before), and *buf, *cap are
+ * given an empty buffer of ARCHIVE_PIECE bytes in its place: 0.  1 when it is not taken
+ * (another FILE, other sizes): then fwrite() it. */
+int archive_writer_give(struct archive_writer *w, FILE *stream, uint8_t **buf, size_t *cap,
+			size_t len);
 /* How the compressors kept up so far: the producer waited for them `waits` times (wait_s
  * seconds in all); of the pieces deflated (taken by a worker), `lighter` were compressed a
  * step lighter than their entry's effort because of such waits (archive_pieces.c). */

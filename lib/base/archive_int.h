@@ -20,7 +20,7 @@
 #include <pthread.h>
 #include <time.h>
 
-#define PIECE	    (1024 * 1024)
+#define PIECE	    ARCHIVE_PIECE
 #define MAX_WORKERS 16
 #define U32_MAX	    0xffffffffULL
 

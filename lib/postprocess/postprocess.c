@@ -40,12 +40,14 @@ struct pass {
 	struct postprocess_stats *st;
 	struct perfdata_reader *reader;
 	struct symbolizer *sym;
-	struct script_writer *script; /* NULL without perf.data.txt (the NetTrace alone) */
-	struct nettrace_out *nt;      /* NULL without a NetTrace */
-	struct trace_fields *tf;      /* tracepoint samples' `trace` field */
-	struct switch_fill *sf;	      /* NULL unless sched_switch and switch records are there */
-	struct zip_perfdata *zpd;     /* NULL: perf.data goes into the zip as recorded */
-	uint64_t *evsel_samples;      /* per evsel index */
+	struct script_writer *script;	/* NULL without perf.data.txt (the NetTrace alone) */
+	struct nettrace_out *nt;	/* NULL without a NetTrace */
+	struct trace_fields *tf;	/* tracepoint samples' `trace` field */
+	struct switch_fill *sf;		/* NULL unless sched_switch and switch records are there */
+	struct zip_perfdata *zpd;	/* NULL: perf.data goes into the zip as recorded */
+	struct archive_writer *archive; /* the zip perf.data.txt is streamed into, or NULL */
+	FILE *out;			/* perf.data.txt's stream (or file) */
+	uint64_t *evsel_samples;	/* per evsel index */
 	size_t nr_evsels;
 	uint64_t frames, unresolved, no_cpu_samples;
 	uint64_t pass_ns, pass_cpu_ns;
@@ -239,6 +241,13 @@ static bool wants_switch_fill(struct pass *p)
 	return tracepoint && records;
 }
 
+/* perf.data.txt's text into the archive without a copy (archive_writer_give()). */
+static int give_to_archive(void *arg, uint8_t **buf, size_t *cap, size_t len)
+{
+	struct pass *p = arg;
+	return archive_writer_give(p->archive, p->out, buf, cap, len);
+}
+
 /* The streaming pass.  Returns 0 (also when the data ended early: st->truncated), -1 when
  * perf.data.txt could not be written. */
 static int run_pass(struct pass *p, FILE *out)
@@ -249,7 +258,10 @@ static int run_pass(struct pass *p, FILE *out)
 		if (n && (int)strlen(n) > name_width)
 			name_width = (int)strlen(n);
 	}
+	p->out = out;
 	p->script = out ? script_writer_new(out, name_width) : NULL;
+	if (p->script && p->archive)
+		script_writer_give_to(p->script, give_to_archive, p, ARCHIVE_PIECE);
 	if (p->script && wants_switch_fill(p))
 		p->sf = switch_fill_new();
 	struct frame *frames = xcalloc(SCRIPT_MAX_STACK + 1, sizeof(*frames));
@@ -500,6 +512,7 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 		log_warn("%s", pc_strerror());
 	} else if (zip || p.nt) {
 		ran = true;
+		p.archive = *w;
 		ret = run_pass(&p, out);
 		if (out && fclose(out) != 0 && ret == 0)
 			ret = pc_err_errno("cannot write %s", txt_path);

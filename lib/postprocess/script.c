@@ -36,6 +36,10 @@ struct script_writer {
 	FILE *out;
 	int name_width;
 	struct bytebuf text; /* not yet handed to out */
+	size_t drain_at;     /* text this long goes out */
+	script_give_fn give; /* NULL: fwrite */
+	void *give_arg;
+	size_t piece;
 	uint64_t bytes;
 	bool failed;
 	int err;
@@ -55,6 +59,7 @@ struct script_writer *script_writer_new(FILE *out, int name_width)
 	w->out = out;
 	w->name_width = name_width;
 	bytebuf_reserve(&w->text, DRAIN_SIZE + 8192);
+	w->drain_at = DRAIN_SIZE;
 	w->lines = xcalloc(LINE_CACHE_SIZE, sizeof(*w->lines));
 	w->arena = xmalloc(LINE_ARENA);
 	w->arena_pos = 1;
@@ -266,13 +271,30 @@ static void put_frame_line(struct script_writer *w, const struct frame *f)
 	w->arena_pos += n;
 }
 
+void script_writer_give_to(struct script_writer *w, script_give_fn give, void *arg, size_t piece)
+{
+	w->give = give;
+	w->give_arg = arg;
+	w->piece = piece;
+	/* a buffer of a whole piece, handed over once nearly full (a sample that overflows
+	 * it is written the usual way) */
+	bytebuf_reserve(&w->text, piece - w->text.len);
+	w->drain_at = piece - piece / 16;
+}
+
 /* Hands the accumulated text to the FILE in large pieces, which glibc writes straight
- * through without copying it into the stream's own buffer. */
+ * through without copying it into the stream's own buffer; or gives it away whole. */
 static int drain(struct script_writer *w)
 {
 	if (!w->text.len || w->failed) {
 		w->text.len = 0;
 		return w->failed ? -1 : 0;
+	}
+	if (w->give && w->text.len <= w->piece &&
+	    w->give(w->give_arg, &w->text.data, &w->text.cap, w->text.len) == 0) {
+		w->bytes += w->text.len;
+		w->text.len = 0;
+		return 0;
 	}
 	size_t n = fwrite(w->text.data, 1, w->text.len, w->out);
 	if (n != w->text.len) {
@@ -304,7 +326,7 @@ int script_writer_sample(struct script_writer *w, const struct script_sample *s)
 			put_mem(w, " [unknown] ([unknown])", 22);
 	}
 	put_char(w, '\n');
-	return w->text.len >= DRAIN_SIZE ? drain(w) : 0;
+	return w->text.len >= w->drain_at ? drain(w) : 0;
 }
 
 int script_writer_flush(struct script_writer *w)

@@ -15,7 +15,8 @@
  *
  * The text is collected in the writer's own 256 KiB buffer and handed to the FILE in
  * pieces of that size (which glibc writes straight through: the FILE needs no large buffer
- * of its own); script_writer_flush() writes the rest.  Nothing is kept per sample.
+ * of its own), or handed over whole where script_writer_give_to() says; script_writer_flush()
+ * writes the rest.  Nothing is kept per sample.
  */
 #ifndef PC_SCRIPT_H
 #define PC_SCRIPT_H
@@ -42,6 +43,12 @@ struct script_writer;
 
 /* name_width: the longest event name among the file's events (perf's evlist rule). */
 struct script_writer *script_writer_new(FILE *out, int name_width);
+/* Where the text can be handed over whole instead of written to the FILE (the archive's
+ * archive_writer_give()): give() returns 0 when it took buf[0..len) and left in *buf, *cap
+ * an empty buffer, 1 when the text is to be fwrite()n as usual.  The text is then collected
+ * in buffers of `piece` bytes (the writer holds one). */
+typedef int (*script_give_fn)(void *arg, uint8_t **buf, size_t *cap, size_t len);
+void script_writer_give_to(struct script_writer *w, script_give_fn give, void *arg, size_t piece);
 /* Formats one sample; -1 once the FILE has reported a write error. */
 int script_writer_sample(struct script_writer *w, const struct script_sample *s);
 /* Flushes; -1 (with the reason) if any write failed. */

@@ -199,6 +199,77 @@ static void lighter_when_behind(const char *dir)
 	free(text), free(zpath);
 }
 
+/* archive_writer_give(): buffers taken as pieces whole, between bytes fwrite() put in the
+ * same entry (main stream and side stream), read back in order; what it cannot take (more
+ * than a piece, another FILE) it leaves to fwrite(). */
+static void give_pieces(const char *dir)
+{
+	char *zpath = xasprintf("%s/give.zip", dir);
+	FILE *null = fopen("/dev/null", "w");
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	put_lines(null, &text, &len, &cap, 5, 0, 300000); /* ~7 MB */
+	struct archive_writer *w = archive_writer_new(zpath);
+	CHECK(w != NULL);
+	FILE *m = archive_writer_add_stream(w, "g.trace/perf.data.txt");
+	FILE *s = archive_writer_add_side_stream(w, "g.trace/g.nettrace");
+	CHECK(m && s);
+	size_t bcap = ARCHIVE_PIECE;
+	uint8_t *buf = xmalloc(bcap);
+	CHECK(archive_writer_give(w, null, &buf, &bcap, 100) == 1); /* not one of its streams */
+	uint8_t *big = xmalloc(ARCHIVE_PIECE + 1);
+	size_t big_cap = ARCHIVE_PIECE + 1;
+	CHECK(archive_writer_give(w, m, &big, &big_cap, ARCHIVE_PIECE + 1) == 1);
+	free(big);
+	fclose(null);
+	size_t off = 0, n = 0, given = 0;
+	for (int i = 0; off < len; i++, off += n) {
+		n = (size_t)(i % 5 + 1) * 200000;
+		if (n > len - off)
+			n = len - off;
+		FILE *to = i % 2 ? s : m;
+		if (i % 3) { /* fwrite */
+			CHECK(fwrite(text + off, 1, n, to) == n);
+			continue;
+		}
+		memcpy(buf, text + off, n);
+		uint8_t *before = buf;
+		CHECK(archive_writer_give(w, to, &buf, &bcap, n) == 0);
+		CHECK(buf != before && bcap == ARCHIVE_PIECE);
+		given++;
+	}
+	free(buf);
+	CHECK(given >= 3);
+	CHECK(fclose(s) == 0 && fclose(m) == 0);
+	CHECK(archive_writer_finish(w) == 0);
+	archive_writer_free(w);
+	check_other_readers(zpath, 2);
+	/* what went to each stream, in order */
+	char *want_m = xmalloc(len + 1), *want_s = xmalloc(len + 1);
+	size_t ml = 0, sl = 0;
+	off = 0;
+	for (int i = 0; off < len; i++, off += n) {
+		n = (size_t)(i % 5 + 1) * 200000;
+		if (n > len - off)
+			n = len - off;
+		if (i % 2)
+			memcpy(want_s + sl, text + off, n), sl += n;
+		else
+			memcpy(want_m + ml, text + off, n), ml += n;
+	}
+	struct archive_reader *r = archive_reader_open(zpath);
+	CHECK(r != NULL);
+	char *got = entry_text(r, "perf.data.txt");
+	CHECK(got && strlen(got) == ml && !memcmp(got, want_m, ml));
+	free(got);
+	got = entry_text(r, "g.nettrace");
+	CHECK(got && strlen(got) == sl && !memcmp(got, want_s, sl));
+	free(got);
+	archive_reader_free(r);
+	CHECK(unlink(zpath) == 0);
+	free(want_m), free(want_s), free(text), free(zpath);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/pc-archive-XXXXXX";
@@ -427,6 +498,7 @@ int main(void)
 	CHECK(strstr(pc_strerror(), "nonexistent") != NULL);
 
 	lighter_when_behind(dir);
+	give_pieces(dir);
 
 	char *rm = xasprintf("rm -rf %s", dir);
 	CHECK(system(rm) == 0);

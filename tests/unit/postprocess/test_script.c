@@ -367,9 +367,80 @@ static void test_against_perf(void)
 	rm_rf(dir);
 }
 
+/* give_to(): a callback that takes the text as script_writer_give_to() says, appends it to
+ * the same FILE the writer falls back to (so the order shows), refuses every third offer,
+ * and hands back a fresh buffer of the piece's size. */
+struct giver {
+	FILE *f;
+	size_t piece, offers, taken, max_len;
+};
+
+static int give(void *arg, uint8_t **buf, size_t *cap, size_t len)
+{
+	struct giver *g = arg;
+	CHECK(len > 0 && len <= g->piece && *cap >= g->piece);
+	if (len > g->max_len)
+		g->max_len = len;
+	if (++g->offers % 3 == 0)
+		return 1;
+	CHECK(fwrite(*buf, 1, len, g->f) == len);
+	free(*buf);
+	*buf = xmalloc(g->piece);
+	*cap = g->piece;
+	g->taken++;
+	return 0;
+}
+
+/* Text handed over whole comes out as the FILE alone would have it: in order, with a
+ * sample longer than a piece written the usual way, offers refused, and the buffer the
+ * callback gives back used for what follows. */
+static void test_give(void)
+{
+	char *long_sym = xmalloc(9000);
+	memset(long_sym, 'x', 8999);
+	long_sym[8999] = 0;
+	struct frame frames[] = {
+	    {.ip = 0x1199, .sym = "hot_leaf", .dso = "/srv/hot", .kind = FRAME_NATIVE},
+	    {.ip = 0x2a0, .sym = "main", .dso = "/srv/hot", .kind = FRAME_NATIVE},
+	    {.ip = 0x77, .sym = long_sym, .dso = "/srv/long", .kind = FRAME_NATIVE},
+	};
+	char *want = NULL, *got = NULL;
+	size_t wl = 0, gl = 0;
+	FILE *wf = open_memstream(&want, &wl), *gf = open_memstream(&got, &gl);
+	struct script_writer *plain = script_writer_new(wf, 9);
+	struct script_writer *w = script_writer_new(gf, 9);
+	struct giver g = {.f = gf, .piece = 4096};
+	script_writer_give_to(w, give, &g, g.piece);
+	for (int i = 0; i < 3000; i++) {
+		struct script_sample s = {.comm = "hot",
+					  .pid = 7717,
+					  .tid = 7717 + i % 7,
+					  .has_time = true,
+					  .time = 372987545123ULL + (uint64_t)i * 1000,
+					  .period = 1000000,
+					  .event = "cpu-clock",
+					  .callchain = true,
+					  .frames = frames,
+					  .nframes = i == 1500 ? 3 : 2};
+		CHECK(script_writer_sample(plain, &s) == 0);
+		CHECK(script_writer_sample(w, &s) == 0);
+	}
+	CHECK(script_writer_flush(plain) == 0 && script_writer_flush(w) == 0);
+	CHECK_EQ_U64(script_writer_bytes(w), script_writer_bytes(plain));
+	script_writer_free(plain);
+	script_writer_free(w);
+	fclose(wf);
+	fclose(gf);
+	CHECK(g.taken > 10 && g.offers > g.taken);
+	CHECK(g.max_len > g.piece / 2);
+	CHECK(gl == wl && !memcmp(got, want, wl));
+	free(want), free(got), free(long_sym);
+}
+
 int main(void)
 {
 	test_layout();
+	test_give();
 	test_against_perf();
 	return TEST_DONE();
 }
