@@ -149,6 +149,24 @@ static int mapping(struct unified_code *c, uint32_t pid, uint64_t start, uint64_
 	return unified_put_event(c->f, c->f->system_md[PROCESS_MAPPING], thread, cpu, 0, t);
 }
 
+/* The mapping of a user frame with a map, as frame_mapping() keys it: for consecutive frames
+ * of one stack in the same mapping (deep JIT recursion), which then skip the lookup. */
+struct last_mapping {
+	uint64_t start, end, pgoff, id;
+	const char *name;
+};
+
+static const char *user_mapping_name(const struct frame *f)
+{
+	return f->jit_map ? f->jit_map : f->map->filename;
+}
+
+static bool in_last_mapping(const struct last_mapping *l, const struct frame *f)
+{
+	return l->id && l->start == f->map->start && l->end == f->map->end &&
+	       l->pgoff == f->map->pgoff && l->name == user_mapping_name(f);
+}
+
 /* The mapping a frame's symbol belongs to (0: none), written when new. */
 static int frame_mapping(struct unified_code *c, uint32_t pid, const struct frame *f,
 			 uint64_t thread, uint32_t cpu, uint64_t t, uint64_t *id)
@@ -174,7 +192,7 @@ static int frame_mapping(struct unified_code *c, uint32_t pid, const struct fram
 	 * double mapping by the mapping (TraceLog names such code's module from the method's
 	 * name), anonymous JIT code by the perf map that names it, as perf does, and a file by
 	 * itself (ReadyToRun code in CoreLib is CoreLib's). */
-	const char *name = f->jit_map ? f->jit_map : f->map->filename;
+	const char *name = user_mapping_name(f);
 	return mapping(c, pid, f->map->start, f->map->end, f->map->pgoff, name, f->map, thread, cpu,
 		       t, id);
 }
@@ -224,6 +242,8 @@ int unified_stack(struct unified_code *c, uint32_t pid, const struct frame *fram
 	 * that ended may be pruned from the tables, so its late frames are always looked at:
 	 * then what the memo skips would write nothing, whichever frames share its slots. */
 	bool current = !p->exit_written;
+	/* (only while current: a table insert prunes the mappings of ended processes) */
+	struct last_mapping last = {0};
 	for (size_t i = 0; i < n; i++) {
 		const struct frame *f = &frames[i];
 		c->ips[i] = f->addr;
@@ -236,8 +256,19 @@ int unified_stack(struct unified_code *c, uint32_t pid, const struct frame *fram
 		    memo->sym_start == f->sym_start && memo->sym_end == f->sym_end)
 			continue;
 		uint64_t m;
-		if (frame_mapping(c, pid, f, thread, cpu, t, &m) < 0)
-			return -1;
+		bool user = current && !f->kernel && f->map;
+		if (user && in_last_mapping(&last, f)) {
+			m = last.id;
+		} else {
+			if (frame_mapping(c, pid, f, thread, cpu, t, &m) < 0)
+				return -1;
+			if (user)
+				last = (struct last_mapping){.start = f->map->start,
+							     .end = f->map->end,
+							     .pgoff = f->map->pgoff,
+							     .id = m,
+							     .name = user_mapping_name(f)};
+		}
 		if (m && f->kind != FRAME_UNKNOWN && frame_symbol(c, pid, m, f, thread, cpu, t) < 0)
 			return -1;
 		if (memoable && m)
