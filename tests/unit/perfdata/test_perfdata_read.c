@@ -176,6 +176,72 @@ static void test_ordered_events(void)
 	ordered_events_free(oe);
 }
 
+/* The queue against a model of the rule (every released entry, sorted on time then
+ * arrival), over random rounds: times in per-CPU runs as a recorder writes them, some
+ * behind the limit, equal times, copies. */
+static void test_ordered_events_model(void)
+{
+	struct ordered_events *oe = ordered_events_new();
+	enum { MAX = 4096 };
+	static struct oe_entry model[MAX];
+	size_t nmodel = 0;
+	uint64_t seq = 0, tail = 0, max_time = 0, next_flush = 0, popped = 0;
+	unsigned rnd = 12345;
+	uint64_t cpu_time[4] = {1000, 1000, 1000, 1000};
+	for (int round = 0; round < 400; round++) {
+		int runs = (int)((rnd = rnd * 1103515245 + 12345) >> 16) % 5;
+		for (int r = 0; r < runs && nmodel < MAX - 64; r++) {
+			int cpu = (int)((rnd = rnd * 1103515245 + 12345) >> 16) % 4;
+			int len = (int)((rnd = rnd * 1103515245 + 12345) >> 16) % 12;
+			for (int i = 0; i < len; i++) {
+				cpu_time[cpu] += ((rnd = rnd * 1103515245 + 12345) >> 16) % 7;
+				uint64_t t = cpu_time[cpu];
+				if (nmodel == 0 || t >= tail)
+					tail = t, max_time = t;
+				void *copy = i % 5 == 0 ? xmalloc(4) : NULL;
+				ordered_events_queue(oe, t, seq, copy);
+				model[nmodel++] = (struct oe_entry){t, seq++, 0, copy};
+			}
+		}
+		bool final = round == 399;
+		uint64_t limit = final ? UINT64_MAX : next_flush;
+		if (final)
+			ordered_events_final(oe);
+		else if (nmodel) {
+			ordered_events_round(oe);
+			next_flush = max_time;
+		} else {
+			limit = 0;
+		}
+		struct oe_entry e;
+		while (ordered_events_pop(oe, &e)) {
+			/* the model's smallest (time, seq) at or below the limit */
+			size_t best = nmodel;
+			for (size_t i = 0; i < nmodel; i++)
+				if (model[i].time <= limit &&
+				    (best == nmodel || model[i].time < model[best].time ||
+				     (model[i].time == model[best].time &&
+				      model[i].seq < model[best].seq)))
+					best = i;
+			CHECK(best < nmodel);
+			if (best == nmodel)
+				break;
+			CHECK_EQ_U64(e.time, model[best].time);
+			CHECK_EQ_U64(e.file_offset, model[best].seq);
+			CHECK(e.copy == model[best].copy);
+			free(e.copy);
+			model[best] = model[--nmodel];
+			popped++;
+		}
+		for (size_t i = 0; i < nmodel; i++) /* nothing at or below the limit is left */
+			CHECK(limit == 0 || model[i].time > limit);
+		CHECK_EQ_U64(ordered_events_count(oe), nmodel);
+	}
+	CHECK(popped > 1000);
+	CHECK_EQ_U64(nmodel, 0);
+	ordered_events_free(oe);
+}
+
 /* ---- reading whole files ---- */
 
 struct sample_key {
@@ -752,6 +818,7 @@ int main(int argc, char **argv)
 	log_set_quiet(true);
 	test_parse_sample();
 	test_ordered_events();
+	test_ordered_events_model();
 
 	const char *build = getenv("BUILD_DIR");
 	const char *why = geteuid() != 0		      ? "not root"
