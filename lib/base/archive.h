@@ -75,8 +75,10 @@ long archive_reader_find(const struct archive_reader *r, const char *name);
 enum tracefile_kind archive_reader_kind(const struct archive_reader *r);
 /* Streams entry i: returns a FILE* reading its uncompressed bytes (fopencookie). */
 FILE *archive_reader_open_entry(struct archive_reader *r, size_t i);
-/* Extracts every entry under dest_dir (used by merge on a .trace.zip). */
-int archive_reader_extract_all(struct archive_reader *r, const char *dest_dir);
+/* Extracts every entry under dest_dir (used by merge on a .trace.zip) but those named in
+ * skip (a NULL-terminated list of entry names; NULL: none). */
+int archive_reader_extract_all(struct archive_reader *r, const char *dest_dir,
+			       const char *const *skip);
 
 /* true if name is safe to extract or write: relative, no "..", no "\\". */
 bool archive_name_is_safe(const char *name);

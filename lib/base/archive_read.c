@@ -169,10 +169,19 @@ done:
 	return ret;
 }
 
-int archive_reader_extract_all(struct archive_reader *r, const char *dest_dir)
+static bool listed(const char *name, const char *const *list)
+{
+	for (; list && *list; list++)
+		if (!strcmp(name, *list))
+			return true;
+	return false;
+}
+
+int archive_reader_extract_all(struct archive_reader *r, const char *dest_dir,
+			       const char *const *skip)
 {
 	for (size_t i = 0; i < r->count; i++)
-		if (extract_one(r, i, dest_dir) < 0)
+		if (!listed(archive_reader_name(r, i), skip) && extract_one(r, i, dest_dir) < 0)
 			return -1;
 	return 0;
 }

@@ -19,12 +19,12 @@ static __thread char err_buf[1024];
  * process name) is made printable. */
 static void verr(const char *fmt, va_list ap, int errnum)
 {
-	int n = vsnprintf(err_buf, sizeof(err_buf), fmt, ap);
-	if (errnum && n >= 0 && (size_t)n < sizeof(err_buf))
-		snprintf(err_buf + n, sizeof(err_buf) - n, ": %s", strerror(errnum));
-	const char *shown = str_printable(err_buf);
-	if (shown != err_buf)
-		snprintf(err_buf, sizeof(err_buf), "%s", shown);
+	/* Formatted aside: an argument may be the message so far (pc_strerror()), wrapped. */
+	char msg[sizeof(err_buf)];
+	int n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (errnum && n >= 0 && (size_t)n < sizeof(msg))
+		snprintf(msg + n, sizeof(msg) - n, ": %s", strerror(errnum));
+	snprintf(err_buf, sizeof(err_buf), "%s", str_printable(msg));
 }
 
 int pc_err(const char *fmt, ...)

@@ -60,15 +60,25 @@ static int open_zip_input(const char *path, struct postprocess_input *in)
 		return pc_err("%s has no perf.data entry", path);
 	}
 	char *entry = xstrdup(archive_reader_name(r, i));
+	/* What merge writes anew is not extracted: perf.data.txt and the unified NetTrace of
+	 * the trace directory (in a 400k-sample zip, most of what extraction would inflate). */
+	char *dir = dir_name(entry);
+	char *base = xstrdup(dir);
+	if (str_endswith(base, ".trace"))
+		base[strlen(base) - strlen(".trace")] = 0;
+	bool top = !strcmp(dir, "."); /* entries at the zip's top level */
+	char *txt = top ? xstrdup("perf.data.txt") : xasprintf("%s/perf.data.txt", dir);
+	char *nt = top ? xstrdup("perf.data.txt") : xasprintf("%s/%s.nettrace", dir, base);
+	const char *const skip[] = {txt, nt, NULL};
 	in->extracted = make_temp_dir("merge-in");
 	int ret = -1;
-	if (in->extracted && archive_reader_extract_all(r, in->extracted) == 0) {
+	if (in->extracted && archive_reader_extract_all(r, in->extracted, skip) == 0) {
 		in->perf_data = xasprintf("%s/%s", in->extracted, entry);
 		in->trace_dir = dir_name(in->perf_data);
 		in->name = tracefile_name(path);
 		ret = 0;
 	}
-	free(entry);
+	free(entry), free(dir), free(base), free(txt), free(nt);
 	archive_reader_free(r);
 	return ret;
 }

@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* what merge does with a .trace.zip: everything into a fresh directory */
 	char *dest = xasprintf("%s/x", fuzz_dir());
 	if (mkdir(dest, 0700) == 0)
-		sink += archive_reader_extract_all(r, dest) == 0;
+		sink += archive_reader_extract_all(r, dest, NULL) == 0;
 	free(dest);
 	fuzz_dir_clear();
 	archive_reader_free(r);

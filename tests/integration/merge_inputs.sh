@@ -28,6 +28,33 @@ check "zip input: same perf.data.txt" \
 check "zip input: the log holds both merges" \
 	test "$(unzip -p again.trace.zip app.trace/perfcollect.log | grep -c '^\[.*\] merge ')" -eq 2
 
+# What merge writes anew (perf.data.txt, the unified NetTrace) is not read from the zip: a
+# zip whose copies of them are damaged merges the same.
+if command -v python3 >/dev/null; then
+	python3 - <<-'EOF'
+	import zipfile
+	with zipfile.ZipFile("stale.trace.zip", "w", zipfile.ZIP_DEFLATED) as z:
+	    z.write("app.data", "stale.trace/perf.data")
+	    for name in ("stale.trace/perf.data.txt", "stale.trace/stale.nettrace"):
+	        z.writestr(name, "".join("line %d of an old output\n" % i for i in range(20000)))
+	with zipfile.ZipFile("stale.trace.zip") as z:
+	    spans = [(i.header_offset, i.compress_size, len(i.filename)) for i in z.infolist()[1:]]
+	with open("stale.trace.zip", "r+b") as f:
+	    for off, size, name_len in spans:
+	        f.seek(off + 28)
+	        extra = int.from_bytes(f.read(2), "little")
+	        f.seek(off + 30 + name_len + extra + size // 2)
+	        f.write(b"\xff" * 16)  # the deflate stream broken mid-way
+	EOF
+	check "a zip with damaged old outputs: unzip finds them damaged" \
+		bash -c "! unzip -tq stale.trace.zip >/dev/null 2>&1"
+	"$PC" merge stale.trace.zip -o restale.trace.zip 2>stale.err || cat stale.err
+	check "a zip with damaged old outputs merges: perf.data.txt written anew" \
+		bash -c "unzip -p restale.trace.zip stale.trace/perf.data.txt | cmp -s - first.txt"
+	check "... and the NetTrace" \
+		bash -c "unzip -p restale.trace.zip stale.trace/stale.nettrace | head -c 8 | grep -q Nettrace"
+fi
+
 # A .trace directory as input (as collect leaves it, or unzipped).
 mkdir d && (cd d && unzip -q ../out/app.trace.zip)
 (cd d && "$PC" merge app.trace) || fail "merge of a directory"

@@ -322,7 +322,7 @@ int main(void)
 	free(text);
 	free(orig);
 	char *out = xasprintf("%s/out", dir);
-	CHECK(archive_reader_extract_all(r, out) == 0);
+	CHECK(archive_reader_extract_all(r, out, NULL) == 0);
 	char *extracted = xasprintf("%s/t.trace/perfcollect.log", out);
 	char *log = read_file(extracted, NULL);
 	CHECK_STR(log, "hello\n");
@@ -426,7 +426,7 @@ int main(void)
 	free(text);
 	CHECK_EQ_U64(archive_reader_size(r, archive_reader_find(r, "empty")), 0);
 	char *out3 = xasprintf("%s/out3", dir);
-	CHECK(archive_reader_extract_all(r, out3) == 0);
+	CHECK(archive_reader_extract_all(r, out3, NULL) == 0);
 	char *noise_out = xasprintf("%s/s.trace/noise.bin", out3);
 	char *cmp = xasprintf("cmp -s %s %s", noise, noise_out);
 	CHECK(system(cmp) == 0);
@@ -488,7 +488,7 @@ int main(void)
 	r = archive_reader_open(evil);
 	CHECK(r != NULL);
 	char *out2 = xasprintf("%s/out2/sub", dir);
-	CHECK(archive_reader_extract_all(r, out2) < 0);
+	CHECK(archive_reader_extract_all(r, out2, NULL) < 0);
 	CHECK(strstr(pc_strerror(), "unsafe") != NULL);
 	char *escaped = xasprintf("%s/pc-archive-escaped", dir);
 	CHECK(access(escaped, F_OK) != 0);

@@ -68,8 +68,12 @@ static void test_printable(void)
 	CHECK_STR(str_printable("a\nb\tc\rd\x7f"), "a\\nb\\tc\\x0dd\\x7f");
 	/* C1 CSI as UTF-8 (U+009B) and as a lone byte, an overlong '/', a surrogate, a cut
 	 * sequence */
-	CHECK_STR(str_printable("\xc2\x9b" "2J"), "\\xc2\\x9b2J");
-	CHECK_STR(str_printable("\x9b" "2J"), "\\x9b2J");
+	CHECK_STR(str_printable("\xc2\x9b"
+				"2J"),
+		  "\\xc2\\x9b2J");
+	CHECK_STR(str_printable("\x9b"
+				"2J"),
+		  "\\x9b2J");
 	CHECK_STR(str_printable("\xc0\xaf"), "\\xc0\\xaf");
 	CHECK_STR(str_printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");
 	CHECK_STR(str_printable("ok\xe2\x82"), "ok\\xe2\\x82");
@@ -204,8 +208,22 @@ static void test_rm_rf_swap(void)
 	CHECK(rm_rf(tree) == 0);
 }
 
+/* A message wrapping the one before it (pc_err("...: %s", pc_strerror()), as callers that
+ * add context do) keeps both: the buffer is not read while it is written. */
+static void test_err_wrap(void)
+{
+	pc_err("inner %d", 5);
+	pc_err("cannot read %s in %s: %s", "a.txt", "t.zip", pc_strerror());
+	CHECK_STR(pc_strerror(), "cannot read a.txt in t.zip: inner 5");
+	errno = ENOENT;
+	pc_err_errno("open %s", "x");
+	pc_err("outer: %s", pc_strerror());
+	CHECK_STR(pc_strerror(), "outer: open x: No such file or directory");
+}
+
 int main(void)
 {
+	test_err_wrap();
 	test_lock_dir();
 	test_printable();
 	test_read_max();
