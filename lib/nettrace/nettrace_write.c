@@ -55,6 +55,7 @@ struct blob {
 struct intern {
 	struct intern_table slots;
 	struct bytebuf bytes; /* every interned blob of the region */
+	size_t bound;	      /* what a region holds at most, 0: unbounded (see intern()) */
 };
 
 /* The id of blob p[0..n) (hash h), interned as new_id when new (*added set). */
@@ -68,6 +69,13 @@ static uint32_t intern(struct intern *t, const void *p, size_t n, uint64_t h, ui
 	if (found)
 		return s->id;
 	*s = (struct intern_slot){.hash = h, .id = new_id, .len = (uint32_t)n, .off = t->bytes.len};
+	/* Doubling past the region's bound would hold twice what a region can use for the rest
+	 * of the trace (8 MiB for a 4 MiB region): the last step stops at the bound. */
+	size_t need = t->bytes.len + n;
+	if (need > t->bytes.cap && need <= t->bound && t->bytes.cap * 2 > t->bound) {
+		t->bytes.data = xrealloc(t->bytes.data, t->bound);
+		t->bytes.cap = t->bound;
+	}
 	bytebuf_bytes(&t->bytes, p, n);
 	return new_id;
 }
@@ -151,6 +159,15 @@ static int write_out(struct nettrace_writer *w)
 	return 0;
 }
 
+/* The interned bytes a region can reach: the region is checked when a block is full, so
+ * it ends past region_bytes by at most a block of new stacks (each also in the pending stack
+ * block) and one more blob (here up to 8 000 frames; a longer one just doubles the buffer). */
+static void set_bounds(struct nettrace_writer *w)
+{
+	size_t b = w->region_bytes ? w->region_bytes + w->block_bytes + 64 * 1024 : 0;
+	w->stack_table.bound = w->label_table.bound = b;
+}
+
 static void utc_fields(int64_t ns, uint16_t f[8])
 {
 	time_t secs = (time_t)(ns / 1000000000);
@@ -186,6 +203,7 @@ struct nettrace_writer *nettrace_writer_new_copy(int fd, FILE *copy,
 	w->pointer_size = info->pointer_size == 4 ? 4 : 8;
 	w->block_bytes = DEFAULT_BLOCK_BYTES;
 	w->region_bytes = DEFAULT_REGION_BYTES;
+	set_bounds(w);
 	w->next_metadata_id = w->first_metadata_id = 1;
 	w->next_stack_id = w->region_first_stack = 1;
 	w->next_label_id = w->region_first_label = 1;
@@ -221,6 +239,7 @@ void nettrace_writer_set_limits(struct nettrace_writer *w, size_t block_bytes, s
 	if (block_bytes)
 		w->block_bytes = block_bytes < MAX_BLOCK / 2 ? block_bytes : MAX_BLOCK / 2;
 	w->region_bytes = region_bytes;
+	set_bounds(w);
 }
 
 /* ---- metadata ---- */

@@ -1,6 +1,8 @@
 /* postprocess_unified_code: see postprocess_unified_code.h. */
 #include "postprocess_unified_code.h"
 
+#include "symbols/machine.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,11 +96,14 @@ static int mapping_metadata(struct unified_code *c, const struct map *map, uint6
 }
 
 /* Whether the process (pid, gen) can still have frames: not one that ended (its ProcessExit
- * written) or whose pid a later process has. */
+ * written, or all its threads gone as the symbolizer's machine tells: a process sampled after
+ * its last EXIT record gets a thread row again and never a ProcessExit, and a long trace has
+ * thousands of them) or whose pid a later process has. */
 static bool process_current(struct unified_code *c, uint32_t pid, uint32_t gen)
 {
 	const struct process *p = unified_process(c->f, pid);
-	return p->gen == gen && !p->exit_written;
+	return p->gen == gen && !p->exit_written &&
+	       !machine_process_ended(symbolizer_machine(c->f->sym), pid);
 }
 
 static bool mapping_current(void *arg, struct mapping *m)
@@ -240,7 +245,9 @@ int unified_stack(struct unified_code *c, uint32_t pid, const struct frame *fram
 	uint32_t gen = p->gen;
 	/* The memo skips frames whose mapping and symbol the tables hold.  Those of a process
 	 * that ended may be pruned from the tables, so its late frames are always looked at:
-	 * then what the memo skips would write nothing, whichever frames share its slots. */
+	 * then what the memo skips would write nothing, whichever frames share its slots.
+	 * (One the machine calls ended, pruned too, has no late frames: not asked here, per
+	 * sample.) */
 	bool current = !p->exit_written;
 	/* (only while current: a table insert prunes the mappings of ended processes) */
 	struct last_mapping last = {0};

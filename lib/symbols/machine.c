@@ -23,6 +23,7 @@ struct process {
 	char *comm;		   /* of the process leader, for threads without their own */
 	uint32_t nlive;		   /* its threads not exited */
 	uint64_t exit_time;	   /* when the last one exited (0: alive) */
+	bool ended;		   /* its maps were dropped, and it has not come back since */
 	struct process *next_dead; /* in machine's dead list while exit_time is set */
 };
 
@@ -169,6 +170,7 @@ static struct thread *live_thread(struct machine *m, uint32_t pid, uint32_t tid)
 	struct process *p = find_process(m, pid, true);
 	p->nlive++;
 	p->exit_time = 0; /* left in the dead list, which skips it */
+	p->ended = false;
 	return t;
 }
 
@@ -386,6 +388,7 @@ static void drop_dead(struct machine *m, uint64_t now)
 		if (!p->exit_time)
 			continue;
 		p->exit_time = 0;
+		p->ended = true;
 		free(p->maps.v);
 		p->maps = (struct maps){0};
 		if (m->on_drop)
@@ -461,6 +464,12 @@ const char *machine_comm(struct machine *m, uint32_t pid, uint32_t tid)
 		return "swapper"; /* the idle task, as perf names it */
 	snprintf(m->tidbuf, sizeof(m->tidbuf), ":%d", (int32_t)tid);
 	return m->tidbuf;
+}
+
+bool machine_process_ended(const struct machine *m, uint32_t pid)
+{
+	const struct process *p = process_of(m, pid);
+	return p && p->ended;
 }
 
 bool machine_thread_pid(struct machine *m, uint32_t tid, uint32_t *pid)

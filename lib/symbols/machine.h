@@ -59,6 +59,9 @@ void machine_forget(struct machine *m, uint32_t pid, uint32_t tid);
  * maps go: map pointers into them are then invalid. */
 void machine_drop_exited(struct machine *m, uint64_t delay_ns, void (*fn)(void *arg, uint32_t pid),
 			 void *arg);
+/* Whether machine_drop_exited() dropped process pid's maps and no record has brought the pid
+ * back since: no sample of it can follow (see the delay there). */
+bool machine_process_ended(const struct machine *m, uint32_t pid);
 /* Every pid that has been seen in any record. */
 void machine_foreach_pid(struct machine *m, void (*fn)(void *arg, uint32_t pid), void *arg);
 

@@ -2,7 +2,8 @@
  * other process, thread and map is still found (the tables delete without tombstones, so
  * entries of one probe run must move up correctly), also after many rounds of churn.  And
  * machine_drop_exited: a process's maps go a delay after its last thread's EXIT record,
- * not before, not while a thread lives, and not when its pid came back meanwhile. */
+ * not before, not while a thread lives, and not when its pid came back meanwhile; such a
+ * process is ended (machine_process_ended) until a record brings its pid back. */
 #include "perfdata/perfdata_read.h"
 #include "symbols/machine.h"
 #include "test.h"
@@ -88,18 +89,29 @@ static void test_drop_exited(void)
 	comm_of(m, 12, 12, "again");
 	tick(m, 5 * S + S / 2); /* not yet */
 	CHECK(known(m, 11));
+	CHECK(!machine_process_ended(m, 11));
 	tick(m, 6 * S + 2);
 	CHECK(known(m, 10));
 	CHECK(!known(m, 11));
 	CHECK(known(m, 12));
 	CHECK_EQ_U64(ndropped, 1);
 	CHECK_EQ_U64(dropped[0], 11);
+	CHECK(machine_process_ended(m, 11));
+	CHECK(!machine_process_ended(m, 10));		/* a thread lives */
+	CHECK(!machine_process_ended(m, 12));		/* came back */
+	CHECK(!machine_process_ended(m, 99));		/* never seen */
 	CHECK_STR(machine_comm(m, 11, 1011), "worker"); /* names stay */
+	/* 11 comes back (an exec of the pid): no longer ended, until it goes again */
+	comm_of(m, 11, 11, "back");
+	CHECK(!machine_process_ended(m, 11));
+	exit_of(m, 11, 11, 7 * S);
 	/* 10's last thread goes: its maps follow a second later */
 	exit_of(m, 10, 1010, 7 * S);
 	tick(m, 8 * S + 1);
 	CHECK(!known(m, 10));
-	CHECK_EQ_U64(ndropped, 2);
+	CHECK(machine_process_ended(m, 10));
+	CHECK(machine_process_ended(m, 11));
+	CHECK_EQ_U64(ndropped, 3);
 	/* a record out of order (earlier than the exit) drops nothing */
 	mmap_of(m, 13, 0x10000 + 13 * 0x1000ull);
 	exit_of(m, 13, 13, 20 * S);
@@ -107,7 +119,7 @@ static void test_drop_exited(void)
 	CHECK(known(m, 13));
 	machine_forget(m, 13, 13); /* a forgotten process leaves the dead list too */
 	tick(m, 30 * S);
-	CHECK_EQ_U64(ndropped, 2);
+	CHECK_EQ_U64(ndropped, 3);
 	machine_free(m);
 }
 
