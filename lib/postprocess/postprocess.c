@@ -601,9 +601,8 @@ static int pack(const struct postprocess_opts *o, const char *out_dir, bool txt,
 		archive_writer_stats(w, &st);
 		if (st.waits)
 			log_info("archive: the pass waited %" PRIu64 " times (%.3f s) for the "
-				 "compressors; %" PRIu64 " of %" PRIu64
-				 " pieces so far compressed a "
-				 "step lighter for it",
+				 "compressors; %" PRIu64 " of %" PRIu64 " pieces so far compressed "
+				 "a step lighter for it",
 				 st.waits, st.wait_s, st.lighter, st.deflated);
 		log_info("writing %s", o->zip_path);
 		if (access(log_path, F_OK) == 0)

@@ -278,7 +278,8 @@ void script_writer_give_to(struct script_writer *w, script_give_fn give, void *a
 	w->piece = piece;
 	/* a buffer of a whole piece, handed over once nearly full (a sample that overflows
 	 * it is written the usual way) */
-	bytebuf_reserve(&w->text, piece - w->text.len);
+	if (w->text.len < piece)
+		bytebuf_reserve(&w->text, piece - w->text.len);
 	w->drain_at = piece - piece / 16;
 }
 
