@@ -12,8 +12,23 @@
 #
 #   sudo bench/recorder.sh [BUILD_DIR] [RUNS] [SHORT] [LONG]     # defaults: build 5 60 600
 #
+# Two builds (or more) against each other, taking turns (the first of a round changes from
+# round to round), the load average beside each figure; only these, nothing else:
+#   sudo bench/recorder.sh --pairs10k ROUNDS BUILD_DIR...   # 10 kHz pairs with perf record
+#   sudo bench/recorder.sh --cost ROUNDS BUILD_DIR...       # the workload's cost of sampling
+# --cost: BUILD_DIR/bench/lcg (the first's), a fixed CPU loop, in Mops per CPU-second alone,
+# under perf record -F 10000 -a -g and under each build's collect -freq 10000.
+#
 # Needs root and Debian's perf.  See bench/README.md.
 set -uo pipefail
+mode=
+if [ "${1:-}" = --pairs10k ] || [ "${1:-}" = --cost ]; then
+	mode=$1 rounds=$2
+	shift 2
+	builds=()
+	for b in "$@"; do builds+=("$(realpath "$b")"); done
+	set -- "${builds[0]}"
+fi
 build=$(realpath "${1:-build}")
 runs=${2:-5}
 short=${3:-60}
@@ -42,6 +57,69 @@ pair() {
 	wait "$c"
 	echo "$(log_value p.trace.zip 'lost samples:') $(log_value p.trace.zip 'samples written:') $(perf_lost p.data) $(perf_samples p.data)"
 }
+
+loadavg() { cut -d' ' -f1 /proc/loadavg; }
+
+# The builds in turn, round after round, each round starting one further along.
+in_turn() { # in_turn FUNCTION: FUNCTION BUILD ROUND for each
+	local r i n=${#builds[@]}
+	for r in $(seq "$rounds"); do
+		for i in $(seq 0 $((n - 1))); do
+			"$1" "${builds[$(((r - 1 + i) % n))]}" "$r"
+		done
+	done
+}
+
+pair10k() { # pair10k BUILD ROUND
+	PC=$1/perfcollect-c
+	local load0 ol os pl ps
+	load0=$(loadavg)
+	read -r ol os pl ps <<<"$(pair 10000 10 "" "")"
+	echo "  round $2 $1: ours lost $ol of $((ol + os)); perf record -F 10000 lost $pl of $((pl + ps)); load $load0-$(loadavg)"
+}
+
+# cost_under WHAT: the loop's Mops per CPU-second while WHAT records (alone: nothing).
+lcg=${builds[0]:-$build}/bench/lcg
+cost_under() {
+	local what=$1 rec=
+	rm -rf k.trace k.trace.zip k.nettrace k.data k.err
+	case $what in
+	alone) ;;
+	perf)
+		perf record -q -F 10000 -a -g -e cpu-clock -o k.data 2>k.err &
+		rec=$!
+		# (perf writes the file's header once its events are open)
+		while [ ! -s k.data ]; do sleep 0.05; done
+		;;
+	*)
+		"$what/perfcollect-c" collect k -freq 10000 2>k.err &
+		rec=$!
+		while ! grep -q Collecting k.err; do sleep 0.05; done
+		;;
+	esac
+	local load0 ops
+	load0=$(loadavg)
+	ops=$("$lcg")
+	[ -n "$rec" ] && kill -INT "$rec" && wait "$rec"
+	echo "  ${what}: $ops Mops per CPU-second; load $load0-$(loadavg)"
+}
+cost_round() { # cost_round BUILD ROUND: alone, perf and this build, in turn
+	[ "$1" = "${builds[0]}" ] && cost_under alone && cost_under perf
+	cost_under "$1"
+}
+
+case $mode in
+--pairs10k)
+	echo "== lost samples, 10 kHz, 10 s, system-wide, default rings: ${builds[*]} in turn ($rounds rounds) =="
+	in_turn pair10k
+	exit 0
+	;;
+--cost)
+	echo "== the workload's cost: $lcg, Mops per CPU-second ($rounds rounds) =="
+	in_turn cost_round
+	exit 0
+	;;
+esac
 
 echo "== lost samples, 8 KiB rings, 1 kHz, 10 s, system-wide ($runs paired runs) =="
 for i in $(seq "$runs"); do
