@@ -16,13 +16,17 @@
 # round to round), the load average beside each figure; only these, nothing else:
 #   sudo bench/recorder.sh --pairs10k ROUNDS BUILD_DIR...   # 10 kHz pairs with perf record
 #   sudo bench/recorder.sh --cost ROUNDS BUILD_DIR...       # the workload's cost of sampling
+#   sudo bench/recorder.sh --drain ROUNDS BUILD_DIR...      # the drain's CPU per sample
 # --cost: BUILD_DIR/bench/lcg (the first's), a fixed CPU loop, in Mops per CPU-second alone,
 # under perf record -F 10000 -a -g and under each build's collect -freq 10000.
+# --drain: collect -freq 10000 system-wide for 10 s; the CPU time (user + system) of the
+# drain (the main thread) and of the perf.data writer's thread, read just before the stop,
+# per sample written.
 #
 # Needs root and Debian's perf.  See bench/README.md.
 set -uo pipefail
 mode=
-if [ "${1:-}" = --pairs10k ] || [ "${1:-}" = --cost ]; then
+if [ "${1:-}" = --pairs10k ] || [ "${1:-}" = --cost ] || [ "${1:-}" = --drain ]; then
 	mode=$1 rounds=$2
 	shift 2
 	builds=()
@@ -94,7 +98,7 @@ cost_under() {
 	*)
 		"$what/perfcollect-c" collect k -freq 10000 2>k.err &
 		rec=$!
-		while ! grep -q Collecting k.err; do sleep 0.05; done
+		while ! grep -qs Collecting k.err; do sleep 0.05; done
 		;;
 	esac
 	local load0 ops
@@ -108,7 +112,43 @@ cost_round() { # cost_round BUILD ROUND: alone, perf and this build, in turn
 	cost_under "$1"
 }
 
+# cpu_ticks PID TID: utime + stime of a thread, in clock ticks.
+cpu_ticks() { sed 's/.*) //' "/proc/$1/task/$2/stat" | awk '{print $12 + $13}'; }
+drain_round() { # drain_round BUILD ROUND
+	PC=$1/perfcollect-c
+	rm -rf d.trace d.trace.zip d.nettrace d.err
+	"$PC" collect d -freq 10000 2>d.err &
+	local c=$! load0 tids t main=0 writer=0
+	while ! grep -qs Collecting d.err; do sleep 0.05; done
+	load0=$(loadavg)
+	local main0
+	main0=$(cpu_ticks "$c" "$c") # (what it took to start: not the drain's)
+	sleep 10
+	# the writer: the thread besides the main one that took the most CPU
+	for t in $(ls "/proc/$c/task"); do
+		if [ "$t" = "$c" ]; then
+			main=$(($(cpu_ticks "$c" "$t") - main0))
+		else
+			t=$(cpu_ticks "$c" "$t")
+			[ "$t" -gt "$writer" ] && writer=$t
+		fi
+	done
+	kill -INT "$c"
+	wait "$c"
+	local n hz
+	n=$(log_value d.trace.zip 'samples written:')
+	hz=$(getconf CLK_TCK)
+	awk -v m="$main" -v w="$writer" -v n="$n" -v hz="$hz" -v b="$1" -v r="$2" -v l0="$load0" -v l1="$(loadavg)" \
+		'BEGIN {printf "  round %d %s: drain %.2f s, writer %.2f s of CPU for %d samples: %.2f and %.2f us a sample; load %s-%s\n",
+			r, b, m / hz, w / hz, n, m / hz / n * 1e6, w / hz / n * 1e6, l0, l1}'
+}
+
 case $mode in
+--drain)
+	echo "== the drain's CPU, collect -freq 10000, system-wide, ~10 s: ${builds[*]} in turn ($rounds rounds) =="
+	in_turn drain_round
+	exit 0
+	;;
 --pairs10k)
 	echo "== lost samples, 10 kHz, 10 s, system-wide, default rings: ${builds[*]} in turn ($rounds rounds) =="
 	in_turn pair10k
