@@ -45,8 +45,17 @@ cd "$work" || exit 1
 log_value() { # log_value ZIP REGEX: the first number after REGEX in perfcollect.log
 	"$PC" log "$1" 2>/dev/null | sed -n "s/.*$2 *\([0-9.]*\).*/\1/p" | head -1
 }
-perf_lost() { perf report -D -i "$1" 2>/dev/null | awk '/PERF_RECORD_LOST/ {split($NF, a, ":"); s += a[2]} END {print s + 0}'; }
-perf_samples() { perf report -D -i "$1" 2>/dev/null | grep -c 'PERF_RECORD_SAMPLE('; }
+# perf_counts FILE: "lost samples" of perf's perf.data (-D's sum read only when it has LOST
+# records: it prints every record, minutes at 10 kHz on a loaded box).
+perf_counts() {
+	local st samples lost=0
+	st=$(perf report --stats -i "$1" 2>/dev/null)
+	samples=$(awk '/ SAMPLE events:/ {print $3; exit}' <<<"$st")
+	if awk '/ LOST events:/ && $3 > 0 {f = 1} END {exit !f}' <<<"$st"; then
+		lost=$(perf report -D -i "$1" 2>/dev/null | awk '/PERF_RECORD_LOST/ {split($NF, a, ":"); s += a[2]} END {print s + 0}')
+	fi
+	echo "$lost ${samples:-0}"
+}
 
 # pair FREQ SECS OURS_RING PERF_MMAP: one paired run; prints "ours_lost ours_samples perf_lost perf_samples".
 pair() {
@@ -59,7 +68,7 @@ pair() {
 	local c=$!
 	perf record -q "${mopt[@]}" -F "$freq" -a -g -e cpu-clock -o p.data -- sleep "$secs" 2>/dev/null
 	wait "$c"
-	echo "$(log_value p.trace.zip 'lost samples:') $(log_value p.trace.zip 'samples written:') $(perf_lost p.data) $(perf_samples p.data)"
+	echo "$(log_value p.trace.zip 'lost samples:') $(log_value p.trace.zip 'samples written:') $(perf_counts p.data)"
 }
 
 loadavg() { cut -d' ' -f1 /proc/loadavg; }
