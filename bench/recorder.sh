@@ -12,8 +12,27 @@
 #
 #   sudo bench/recorder.sh [BUILD_DIR] [RUNS] [SHORT] [LONG]     # defaults: build 5 60 600
 #
+# Two builds (or more) against each other, taking turns (the first of a round changes from
+# round to round), the load average beside each figure; only these, nothing else:
+#   sudo bench/recorder.sh --pairs10k ROUNDS BUILD_DIR...   # 10 kHz pairs with perf record
+#   sudo bench/recorder.sh --cost ROUNDS BUILD_DIR...       # the workload's cost of sampling
+#   sudo bench/recorder.sh --drain ROUNDS BUILD_DIR...      # the drain's CPU per sample
+# --cost: BUILD_DIR/bench/lcg (the first's), a fixed CPU loop, in Mops per CPU-second alone,
+# under perf record -F 10000 -a -g and under each build's collect -freq 10000.
+# --drain: collect -freq 10000 system-wide for 10 s; the CPU time (user + system) of the
+# drain (the main thread) and of the perf.data writer's thread, read just before the stop,
+# per sample written.
+#
 # Needs root and Debian's perf.  See bench/README.md.
 set -uo pipefail
+mode=
+if [ "${1:-}" = --pairs10k ] || [ "${1:-}" = --cost ] || [ "${1:-}" = --drain ]; then
+	mode=$1 rounds=$2
+	shift 2
+	builds=()
+	for b in "$@"; do builds+=("$(realpath "$b")"); done
+	set -- "${builds[0]}"
+fi
 build=$(realpath "${1:-build}")
 runs=${2:-5}
 short=${3:-60}
@@ -26,8 +45,17 @@ cd "$work" || exit 1
 log_value() { # log_value ZIP REGEX: the first number after REGEX in perfcollect.log
 	"$PC" log "$1" 2>/dev/null | sed -n "s/.*$2 *\([0-9.]*\).*/\1/p" | head -1
 }
-perf_lost() { perf report -D -i "$1" 2>/dev/null | awk '/PERF_RECORD_LOST/ {split($NF, a, ":"); s += a[2]} END {print s + 0}'; }
-perf_samples() { perf report -D -i "$1" 2>/dev/null | grep -c 'PERF_RECORD_SAMPLE('; }
+# perf_counts FILE: "lost samples" of perf's perf.data (-D's sum read only when it has LOST
+# records: it prints every record, minutes at 10 kHz on a loaded box).
+perf_counts() {
+	local st samples lost=0
+	st=$(perf report --stats -i "$1" 2>/dev/null)
+	samples=$(awk '/ SAMPLE events:/ {print $3; exit}' <<<"$st")
+	if awk '/ LOST events:/ && $3 > 0 {f = 1} END {exit !f}' <<<"$st"; then
+		lost=$(perf report -D -i "$1" 2>/dev/null | awk '/PERF_RECORD_LOST/ {split($NF, a, ":"); s += a[2]} END {print s + 0}')
+	fi
+	echo "$lost ${samples:-0}"
+}
 
 # pair FREQ SECS OURS_RING PERF_MMAP: one paired run; prints "ours_lost ours_samples perf_lost perf_samples".
 pair() {
@@ -40,8 +68,107 @@ pair() {
 	local c=$!
 	perf record -q "${mopt[@]}" -F "$freq" -a -g -e cpu-clock -o p.data -- sleep "$secs" 2>/dev/null
 	wait "$c"
-	echo "$(log_value p.trace.zip 'lost samples:') $(log_value p.trace.zip 'samples written:') $(perf_lost p.data) $(perf_samples p.data)"
+	echo "$(log_value p.trace.zip 'lost samples:') $(log_value p.trace.zip 'samples written:') $(perf_counts p.data)"
 }
+
+loadavg() { cut -d' ' -f1 /proc/loadavg; }
+
+# The builds in turn, round after round, each round starting one further along.
+in_turn() { # in_turn FUNCTION: FUNCTION BUILD ROUND for each
+	local r i n=${#builds[@]}
+	for r in $(seq "$rounds"); do
+		for i in $(seq 0 $((n - 1))); do
+			"$1" "${builds[$(((r - 1 + i) % n))]}" "$r"
+		done
+	done
+}
+
+pair10k() { # pair10k BUILD ROUND
+	PC=$1/perfcollect-c
+	local load0 ol os pl ps
+	load0=$(loadavg)
+	read -r ol os pl ps <<<"$(pair 10000 10 "" "")"
+	echo "  round $2 $1: ours lost $ol of $((ol + os)); perf record -F 10000 lost $pl of $((pl + ps)); load $load0-$(loadavg)"
+}
+
+# cost_under WHAT: the loop's Mops per CPU-second while WHAT records (alone: nothing).
+lcg=${builds[0]:-$build}/bench/lcg
+cost_under() {
+	local what=$1 rec=
+	rm -rf k.trace k.trace.zip k.nettrace k.data k.err
+	case $what in
+	alone) ;;
+	perf)
+		perf record -q -F 10000 -a -g -e cpu-clock -o k.data 2>k.err &
+		rec=$!
+		# (perf writes the file's header once its events are open)
+		while [ ! -s k.data ]; do sleep 0.05; done
+		;;
+	*)
+		"$what/perfcollect-c" collect k -freq 10000 2>k.err &
+		rec=$!
+		while ! grep -qs Collecting k.err; do sleep 0.05; done
+		;;
+	esac
+	local load0 ops
+	load0=$(loadavg)
+	ops=$("$lcg")
+	[ -n "$rec" ] && kill -INT "$rec" && wait "$rec"
+	echo "  ${what}: $ops Mops per CPU-second; load $load0-$(loadavg)"
+}
+cost_round() { # cost_round BUILD ROUND: alone, perf and this build, in turn
+	[ "$1" = "${builds[0]}" ] && cost_under alone && cost_under perf
+	cost_under "$1"
+}
+
+# cpu_ticks PID TID: utime + stime of a thread, in clock ticks.
+cpu_ticks() { sed 's/.*) //' "/proc/$1/task/$2/stat" | awk '{print $12 + $13}'; }
+drain_round() { # drain_round BUILD ROUND
+	PC=$1/perfcollect-c
+	rm -rf d.trace d.trace.zip d.nettrace d.err
+	"$PC" collect d -freq 10000 2>d.err &
+	local c=$! load0 tids t main=0 writer=0
+	while ! grep -qs Collecting d.err; do sleep 0.05; done
+	load0=$(loadavg)
+	local main0
+	main0=$(cpu_ticks "$c" "$c") # (what it took to start: not the drain's)
+	sleep 10
+	# the writer: the thread besides the main one that took the most CPU
+	for t in $(ls "/proc/$c/task"); do
+		if [ "$t" = "$c" ]; then
+			main=$(($(cpu_ticks "$c" "$t") - main0))
+		else
+			t=$(cpu_ticks "$c" "$t")
+			[ "$t" -gt "$writer" ] && writer=$t
+		fi
+	done
+	kill -INT "$c"
+	wait "$c"
+	local n hz
+	n=$(log_value d.trace.zip 'samples written:')
+	hz=$(getconf CLK_TCK)
+	awk -v m="$main" -v w="$writer" -v n="$n" -v hz="$hz" -v b="$1" -v r="$2" -v l0="$load0" -v l1="$(loadavg)" \
+		'BEGIN {printf "  round %d %s: drain %.2f s, writer %.2f s of CPU for %d samples: %.2f and %.2f us a sample; load %s-%s\n",
+			r, b, m / hz, w / hz, n, m / hz / n * 1e6, w / hz / n * 1e6, l0, l1}'
+}
+
+case $mode in
+--drain)
+	echo "== the drain's CPU, collect -freq 10000, system-wide, ~10 s: ${builds[*]} in turn ($rounds rounds) =="
+	in_turn drain_round
+	exit 0
+	;;
+--pairs10k)
+	echo "== lost samples, 10 kHz, 10 s, system-wide, default rings: ${builds[*]} in turn ($rounds rounds) =="
+	in_turn pair10k
+	exit 0
+	;;
+--cost)
+	echo "== the workload's cost: $lcg, Mops per CPU-second ($rounds rounds) =="
+	in_turn cost_round
+	exit 0
+	;;
+esac
 
 echo "== lost samples, 8 KiB rings, 1 kHz, 10 s, system-wide ($runs paired runs) =="
 for i in $(seq "$runs"); do

@@ -33,8 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Post-processing's priority when we may raise it (hurry_postprocessing). */
-#define POSTPROCESS_NICE (-10)
+/* Recording's and post-processing's priority when we may raise it (raise_priority). */
+#define COLLECTOR_NICE (-10)
 
 static void raise_fd_limit(void)
 {
@@ -132,30 +132,35 @@ static void collector_free(struct collector *c)
 	free(c->exited);
 }
 
-/* The user waits for the zip from the moment recording stops, and busy workloads would
- * leave post-processing a fraction of a CPU (a 60 s trace on 2 saturated CPUs: 1.9 s at nice
- * 0, 0.75 s at -10).  So it runs at nice -10 where allowed (root, CAP_SYS_NICE): the CPU it
- * takes is the same, only sooner.  A collector started under nice keeps what it was given.
- * Nice is per thread on Linux: this one's, and the archive's workers', started later.  True
- * when the priority was raised. */
-static bool hurry_postprocessing(void)
+/* Recording and post-processing run at nice -10 where allowed (root, CAP_SYS_NICE):
+ *  - the drain (this thread) and the perf.data writer's thread, started after, must keep up
+ *    with the rings: on 2 CPUs saturated by nice-0 loops at load 11-18 a drain at nice 0 got
+ *    a tenth of the CPU time it needed when it needed it and lost up to 40 % of the samples
+ *    at 10 kHz, where perf record's cheaper drain lost none (bench/README.md);
+ *  - the user waits for the zip from the moment recording stops (a 60 s trace on 2 saturated
+ *    CPUs: 1.9 s at nice 0, 0.75 s at -10).
+ * The CPU taken is the same, only sooner; the target's priority is not touched (nice is per
+ * thread on Linux: this one's, and the threads it starts later).  Not SCHED_FIFO: a drain
+ * that ran away would starve the box.  A collector started under nice keeps what it was
+ * given.  True when the priority was raised. */
+static bool raise_priority(const char *what)
 {
 	errno = 0;
 	int nice_now = getpriority(PRIO_PROCESS, 0);
 	if (errno) {
-		log_info("post-processing at the priority we run at (%s)", strerror(errno));
+		log_info("%s at the priority we run at (%s)", what, strerror(errno));
 		return false;
 	}
 	if (nice_now != 0) {
-		log_info("post-processing at nice %d, as the collector was started", nice_now);
+		log_info("%s at nice %d, as the collector was started", what, nice_now);
 		return false;
 	}
-	if (setpriority(PRIO_PROCESS, 0, POSTPROCESS_NICE) < 0) {
-		log_info("post-processing at nice 0 (nice %d refused: %s)", POSTPROCESS_NICE,
+	if (setpriority(PRIO_PROCESS, 0, COLLECTOR_NICE) < 0) {
+		log_info("%s at nice 0 (nice %d refused: %s)", what, COLLECTOR_NICE,
 			 strerror(errno));
 		return false;
 	}
-	log_info("post-processing at nice %d", getpriority(PRIO_PROCESS, 0));
+	log_info("%s at nice %d", what, getpriority(PRIO_PROCESS, 0));
 	return true;
 }
 
@@ -286,7 +291,10 @@ int collect_run(const struct collect_opts *o)
 	enum record_stop why = RECORD_STOP_ERROR;
 	int signo = 0;
 	uint64_t duration_ns = 0;
+	bool rec_raised = raise_priority("recording (the drain and the perf.data writer)");
 	int rec_rc = collect_record_to_file(&c, &why, &signo, &duration_ns);
+	if (rec_raised)
+		setpriority(PRIO_PROCESS, 0, 0);
 	/* Why the recording ended early (a full disk ...), said once more at the end. */
 	char *rec_err = rec_rc < 0 ? xstrdup(pc_strerror()) : NULL;
 	eventpipe_collector_stop(ep);
@@ -341,7 +349,7 @@ int collect_run(const struct collect_opts *o)
 	char *nettrace = tracefile_path(o->outdir, o->name, TRACE_NETTRACE_SUFFIX);
 	const char *output = o->format == FORMAT_NETTRACE ? nettrace : c.zip_path;
 	log_say("Writing %s ...", output);
-	bool hurried = hurry_postprocessing();
+	bool hurried = raise_priority("post-processing");
 	/* The files samples hit, each in the root of a process that mapped it: their symbols
 	 * are looked for there, and fetched by the build-id read there. */
 	struct symbolizer_file *roots = xcalloc(c.bids.n + 1, sizeof(*roots));

@@ -65,27 +65,20 @@ static long sample_event(struct collector *c, const struct perf_event_header *h)
 	return hit ? (long)hit->event : -1;
 }
 
-/* Counts a sample per event and marks the maps its ips fall in, for the build-id feature.
- * Returns its event, -1 when none. */
-static long mark_hits(struct collector *c, const struct perf_event_header *h)
+/* Marks the maps a sample's ips fall in, for the build-id feature, and notes its process's
+ * user. */
+static void mark_hits(struct collector *c, const struct perf_sample *s)
 {
-	long e = sample_event(c, h);
-	if (e < 0)
-		return -1;
-	c->event_samples[e]++;
-	struct perf_sample s;
-	if (perfdata_parse_sample(&c->events[e].attr, h, &s) < 0)
-		return e;
-	collect_uids_note(c->uids, s.pid, s.has_time ? s.time : 0);
-	bool kernel = s.cpumode == PERF_RECORD_MISC_KERNEL;
-	if (!s.nr_callchain) {
-		struct map *m = machine_find_map(c->machine, s.pid, s.ip, kernel);
+	collect_uids_note(c->uids, s->pid, s->has_time ? s->time : 0);
+	bool kernel = s->cpumode == PERF_RECORD_MISC_KERNEL;
+	if (!s->nr_callchain) {
+		struct map *m = machine_find_map(c->machine, s->pid, s->ip, kernel);
 		if (m)
 			m->hit = true;
-		return e;
+		return;
 	}
-	for (uint64_t i = 0; i < s.nr_callchain; i++) {
-		uint64_t ip = s.callchain[i];
+	for (uint64_t i = 0; i < s->nr_callchain; i++) {
+		uint64_t ip = s->callchain[i];
 		if (ip >= PERF_CONTEXT_MAX) {
 			if (ip == PERF_CONTEXT_KERNEL)
 				kernel = true;
@@ -93,11 +86,10 @@ static long mark_hits(struct collector *c, const struct perf_event_header *h)
 				kernel = false;
 			continue;
 		}
-		struct map *m = machine_find_map(c->machine, s.pid, ip, kernel);
+		struct map *m = machine_find_map(c->machine, s->pid, ip, kernel);
 		if (m)
 			m->hit = true;
 	}
-	return e;
 }
 
 static void feed_machine(struct collector *c, const struct perf_event_header *h)
@@ -122,21 +114,46 @@ static int write_record(struct collector *c, const struct perf_event_header *h)
 	return 0;
 }
 
-/* A sample with a copy of the user stack goes to perf.data with the copy cut to what the
- * kernel copied, and in hybrid mode with the registers in front of it (perf_abi.h). */
-static int write_sample(struct collector *c, const struct perf_event_header *h, long e)
+/* A sample goes to perf.data as it is or, with a copy of the user stack, with the copy cut
+ * to what the kernel copied and in hybrid mode with the registers in front of it
+ * (perf_abi.h), packed straight into the writer's queue (one copy of the stack, not two);
+ * the sample is parsed once, for the packing and the books.  Counted per event. */
+static int write_sample(struct collector *c, const struct perf_event_header *h)
 {
-	if (e < 0 || !(c->events[e].attr.sample_type & PERF_SAMPLE_STACK_USER))
+	long e = sample_event(c, h);
+	if (e < 0)
 		return write_record(c, h);
-	if (!c->packed)
-		c->packed = xmalloc(UINT16_MAX + 1);
-	bool fold = c->o->callgraph.mode == CALLGRAPH_HYBRID;
-	size_t n = perfdata_sample_pack_stack(&c->events[e].attr, h, fold, c->packed);
-	if (!n)
-		return write_record(c, h);
-	c->stack_bytes_in += h->size;
-	c->stack_bytes_out += n;
-	return write_record(c, (const struct perf_event_header *)c->packed);
+	c->event_samples[e]++;
+	const struct perf_event_attr *attr = &c->events[e].attr;
+	struct perf_sample s;
+	if (attr->sample_type & PERF_SAMPLE_STACK_USER) {
+		if (c->write_failed)
+			return -1;
+		if (!c->async && !c->packed)
+			c->packed = xmalloc(UINT16_MAX + 1);
+		void *room = c->async ? perfdata_async_reserve(c->async, h->size) : c->packed;
+		if (!room) {
+			c->write_failed = true;
+			return -1;
+		}
+		bool fold = c->o->callgraph.mode == CALLGRAPH_HYBRID;
+		size_t n = perfdata_sample_pack_stack(attr, h, fold, room, &s);
+		if (n) {
+			mark_hits(c, &s);
+			c->stack_bytes_in += h->size;
+			c->stack_bytes_out += n;
+			if (!c->async)
+				return write_record(c, room);
+			if (perfdata_async_commit(c->async, n) < 0) {
+				c->write_failed = true;
+				return -1;
+			}
+			return 0;
+		}
+	}
+	if (perfdata_parse_sample(attr, h, &s) == 0)
+		mark_hits(c, &s);
+	return write_record(c, h);
 }
 
 static int on_synth(void *arg, const struct perf_event_header *h)
@@ -195,7 +212,7 @@ static int on_record(void *arg, const struct perf_event_header *h, int cpu)
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		c->samples++;
-		return write_sample(c, h, mark_hits(c, h));
+		return write_sample(c, h);
 	case PERF_RECORD_LOST:
 		/* { u64 id; u64 lost; } */
 		if (h->size >= sizeof(*h) + 16) {

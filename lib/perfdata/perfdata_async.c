@@ -169,24 +169,47 @@ static int write_error(struct perfdata_async *a)
 	return pc_err("%s", a->error);
 }
 
-int perfdata_async_write(struct perfdata_async *a, const void *records, size_t len)
+void *perfdata_async_reserve(struct perfdata_async *a, size_t max)
 {
 	if (write_error(a) < 0)
-		return -1;
+		return NULL;
+	if (max > PERFDATA_ASYNC_BUF) {
+		pc_err("perf.data writer: no room for a record of %zu bytes", max);
+		return NULL;
+	}
+	/* Whole records per buffer: the writer is given whole records. */
+	if (a->cur >= a->nbufs || max > PERFDATA_ASYNC_BUF - a->bufs[a->cur].len)
+		next_buffer(a, false, true);
+	struct async_buf *b = &a->bufs[a->cur];
+	return b->data + b->len;
+}
+
+int perfdata_async_commit(struct perfdata_async *a, size_t len)
+{
+	if (a->cur >= a->nbufs)
+		return pc_err("perf.data writer: a record committed without room reserved");
+	struct async_buf *b = &a->bufs[a->cur];
+	uint16_t size;
+	memcpy(&size, b->data + b->len + 6, sizeof(size));
+	if (size < 8 || size != len || len > PERFDATA_ASYNC_BUF - b->len)
+		return pc_err("perf.data writer: a record of %u bytes in %zu", size, len);
+	b->len += len;
+	return 0;
+}
+
+int perfdata_async_write(struct perfdata_async *a, const void *records, size_t len)
+{
 	const uint8_t *p = records;
 	while (len) {
-		struct async_buf *b = a->cur < a->nbufs ? &a->bufs[a->cur] : NULL;
-		/* Whole records per buffer: the writer is given whole records. */
 		uint16_t size;
 		memcpy(&size, p + 6, sizeof(size));
 		if (size < 8 || size > len)
 			return pc_err("perf.data writer: a record of %u bytes in %zu", size, len);
-		if (!b || size > PERFDATA_ASYNC_BUF - b->len) {
-			next_buffer(a, false, true);
-			b = &a->bufs[a->cur];
-		}
-		memcpy(b->data + b->len, p, size);
-		b->len += size;
+		void *room = perfdata_async_reserve(a, size);
+		if (!room)
+			return -1;
+		memcpy(room, p, size);
+		perfdata_async_commit(a, size);
 		p += size;
 		len -= size;
 	}

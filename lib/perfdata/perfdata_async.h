@@ -42,6 +42,12 @@ struct perfdata_async_stats {
 struct perfdata_async *perfdata_async_start(struct perfdata_writer *w, size_t queue_bytes);
 /* One or more whole records: copied.  -1 (with the writer's message) once a write failed. */
 int perfdata_async_write(struct perfdata_async *a, const void *records, size_t len);
+/* Room for one record of at most max bytes (max <= PERFDATA_ASYNC_BUF) where the next write
+ * goes, so that a record built there costs no second copy: build it, then _commit() it with
+ * nothing else called on a in between.  NULL (with a message) once a write failed. */
+void *perfdata_async_reserve(struct perfdata_async *a, size_t max);
+/* The record built in _reserve()'s room: len bytes, its header's size, at most max. */
+int perfdata_async_commit(struct perfdata_async *a, size_t len);
 /* Ends a round (perfdata_writer_finished_round in order). */
 int perfdata_async_finished_round(struct perfdata_async *a);
 void perfdata_async_add_build_id(struct perfdata_async *a, const struct perfdata_build_id *b);

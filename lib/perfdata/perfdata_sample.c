@@ -152,7 +152,8 @@ static int parse_sample(const struct perf_event_attr *attr, const struct perf_ev
 			struct perf_sample *s, struct tail *t);
 
 size_t perfdata_sample_pack_stack(const struct perf_event_attr *attr,
-				  const struct perf_event_header *h, bool fold_regs, void *out)
+				  const struct perf_event_header *h, bool fold_regs, void *out,
+				  struct perf_sample *parsed)
 {
 	struct perf_sample s;
 	struct tail t;
@@ -194,6 +195,8 @@ size_t perfdata_sample_pack_stack(const struct perf_event_attr *attr,
 	n += h->size - after;
 	struct perf_event_header *oh = out;
 	oh->size = (uint16_t)n;
+	if (parsed)
+		*parsed = s;
 	return n;
 }
 

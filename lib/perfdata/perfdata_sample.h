@@ -61,9 +61,12 @@ void perfdata_attr_fold_regs(struct perf_event_attr *attr);
 /* A sample of attr (as the kernel wrote it) rewritten for perf.data into out (h->size bytes
  * at most): its stack copy cut to the bytes the kernel copied (dyn_size; the kernel pads it
  * to the size asked for), and with fold_regs in the hybrid layout.  Returns the new size; 0
- * when h is no sample with a stack copy (it is written as it is). */
+ * when h is no sample with a stack copy (it is written as it is).  With a size, *parsed (if
+ * not NULL) is h decoded as perfdata_parse_sample() would (pointing into h): one parse for
+ * a caller that needs both. */
 size_t perfdata_sample_pack_stack(const struct perf_event_attr *attr,
-				  const struct perf_event_header *h, bool fold_regs, void *out);
+				  const struct perf_event_header *h, bool fold_regs, void *out,
+				  struct perf_sample *parsed);
 /* A sample of attr rewritten into out (UINT16_MAX bytes at most) with chain as its callchain
  * and without its user registers and stack copy (for an attr given
  * perfdata_attr_drop_user_stack()): the unwound form, as `perf inject` writes it.  Returns

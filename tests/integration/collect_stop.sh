@@ -28,10 +28,20 @@ check_trace() { # check_trace NAME RC REASON
 		"$name.trace/perfcollect.log"
 }
 
+# The nice value of each thread of a process (field 19 of stat, counted after the name).
+nices() { for t in /proc/"$1"/task/*/stat; do sed 's/.*) //' "$t" | awk '{print $17}'; done; }
+
 # Ctrl+C.
 start_collect int -pid "$hot"
 check "while recording: kallsyms is copied into the trace directory" \
 	grep -q ' _text$' int.trace/kallsyms
+# The drain (the main thread) and the perf.data writer's thread keep up on a saturated box
+# at nice -10 (root may); the target is not touched.
+check "while recording: the drain runs at nice -10" \
+	test "$(sed 's/.*) //' "/proc/$collector/stat" | awk '{print $17}')" = -10
+check "while recording: the perf.data writer's thread runs at nice -10 too" \
+	wait_until 10 eval '[ "$(nices "$collector" | grep -c -- "^-10$")" -ge 2 ]'
+check "while recording: the target keeps nice 0" test "$(nices "$hot" | sort -u)" = 0
 kill -INT "$collector"
 wait "$collector"
 check_trace int $? "Ctrl+C"
@@ -72,6 +82,10 @@ check "secs: post-processing ran at nice -10" grep -q "post-processing at nice -
 nice -n 5 "$PC" collect niced -pid "$hot" -collectsec 1 2>niced.err
 check_trace niced $? "-collectsec elapsed"
 check "niced: post-processing kept nice 5" grep -q "post-processing at nice 5, as the" \
+	niced.trace/perfcollect.log
+check "secs: recording ran at nice -10" grep -q "recording (.*) at nice -10$" \
+	secs.trace/perfcollect.log
+check "niced: recording kept nice 5" grep -q "recording (.*) at nice 5, as the" \
 	niced.trace/perfcollect.log
 
 # The target exits: the collector ends by itself.

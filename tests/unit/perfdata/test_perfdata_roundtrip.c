@@ -61,7 +61,8 @@ static int parse_real(struct real_file *f, const char *path)
  * its last flush (no _finish(): no build-ids, everything else from the flushes); compressed
  * with compression paused and resumed every few records (what a writer that falls behind
  * writes: plain records between COMPRESSED ones); and through perfdata_async's thread, with
- * rounds and the build-ids given while it runs. */
+ * rounds and the build-ids given while it runs (every other record built in the room
+ * perfdata_async_reserve() gives). */
 enum copy_mode { COPY_PLAIN, COPY_COMPRESSED, COPY_KILLED, COPY_MIXED, COPY_ASYNC };
 static const char *const copy_mode_name[] = {"plain", "compressed", "compressed, killed",
 					     "compressed and plain, mixed", "written by a thread"};
@@ -79,6 +80,13 @@ static int copy_records(struct perfdata_writer *w, const struct real_file *f,
 			perfdata_writer_pause_compression(w, n % 74 == 0);
 		if (a && eh->type == PERF_RECORD_FINISHED_ROUND) {
 			if (perfdata_async_finished_round(a) < 0)
+				return -1;
+		} else if (a && n % 2) { /* built in the queue's own room, as the drain packs */
+			void *room = perfdata_async_reserve(a, eh->size);
+			if (!room)
+				return -1;
+			memcpy(room, eh, eh->size);
+			if (perfdata_async_commit(a, eh->size) < 0)
 				return -1;
 		} else if ((a ? perfdata_async_write(a, eh, eh->size)
 			      : perfdata_writer_write(w, eh, eh->size)) < 0) {
