@@ -77,6 +77,10 @@ app_ends_of() {
 app_has() { ls -l "/proc/$APP_PID/fd" 2>/dev/null | grep -q "socket:\[$1\]"; }
 start_collect killed -pid "$APP_PID"
 wait_until 10 grep -q "recording its .NET runtime events" killed.err
+# ... and until the runtime's first events are in the file (its header alone is ~100 bytes;
+# killed before any, the file holds no event for view to show)
+has_events() { [ "$(stat -c %s "killed.trace/dotnet-$APP_PID.nettrace" 2>/dev/null || echo 0)" -gt 1000 ]; }
+wait_until 10 has_events
 ours=""
 for i in $(app_ends_of "$collector"); do app_has "$i" && ours="$ours $i"; done
 check "the session holds a connection in the app ($ours)" test -n "$ours"
