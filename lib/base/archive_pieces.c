@@ -62,7 +62,7 @@ static void write_done_pieces(struct archive_writer *w)
  * the ring after the producer last had to wait for a free slot.  Where the CPUs have no
  * room for the compressors beside the pass that feeds them, the stronger efforts would
  * hold the pass up: on 2 CPUs, 400k samples' perf.data.txt took 0.78 s of CPU at SMALL and
- * 0.10 s at FAST, and merge's wall fell from 1.2 to 0.75 s for a 9 % larger zip
+ * 0.10 s at FAST, and merge's wall fell from 1.59 to 1.00 s for a 7.5 % larger zip
  * (bench/README.md, "Compression that gives way").  Where the workers keep up, every piece
  * gets its entry's effort.  What the entries hold is the same either way; only their
  * compressed size changes. */

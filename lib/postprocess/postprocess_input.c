@@ -62,13 +62,10 @@ static int open_zip_input(const char *path, struct postprocess_input *in)
 	char *entry = xstrdup(archive_reader_name(r, i));
 	/* What merge writes anew is not extracted: perf.data.txt and the unified NetTrace of
 	 * the trace directory (in a 400k-sample zip, most of what extraction would inflate). */
-	char *dir = dir_name(entry);
-	char *base = xstrdup(dir);
-	if (str_endswith(base, ".trace"))
-		base[strlen(base) - strlen(".trace")] = 0;
-	bool top = !strcmp(dir, "."); /* entries at the zip's top level */
+	char *dir = dir_name(entry), *base = tracefile_name(dir);
+	bool top = !strcmp(dir, "."); /* entries at the zip's top level: no trace directory */
 	char *txt = top ? xstrdup("perf.data.txt") : xasprintf("%s/perf.data.txt", dir);
-	char *nt = top ? xstrdup("perf.data.txt") : xasprintf("%s/%s.nettrace", dir, base);
+	char *nt = top ? NULL : tracefile_path(dir, base, TRACE_NETTRACE_SUFFIX);
 	const char *const skip[] = {txt, nt, NULL};
 	in->extracted = make_temp_dir("merge-in");
 	int ret = -1;
