@@ -79,6 +79,15 @@ static char *entry_text(struct archive_reader *r, const char *name)
 	return text;
 }
 
+/* Whether entry name of r holds exactly want[0..len). */
+static bool entry_holds(struct archive_reader *r, const char *name, const char *want, size_t len)
+{
+	char *got = entry_text(r, name);
+	bool ok = got && strlen(got) == len && !memcmp(got, want, len);
+	free(got);
+	return ok;
+}
+
 /* A side stream filled at the same time as the main stream (several pieces of each,
  * interleaved) is placed after every other entry, whole; an abandoned one is left out; no
  * file is left beside the archive; freed unfinished, nothing is left. */
@@ -128,12 +137,8 @@ static void side_streams(const char *dir)
 	CHECK_STR(archive_reader_name(r, 0), "t.trace/perf.data.txt");
 	CHECK_STR(archive_reader_name(r, 1), "t.trace/perfcollect.log");
 	CHECK_STR(archive_reader_name(r, 2), "t.trace/t.nettrace");
-	char *text = entry_text(r, "perf.data.txt");
-	CHECK(text && strlen(text) == ml && !strcmp(text, mt));
-	free(text);
-	text = entry_text(r, "t.nettrace");
-	CHECK(text && strlen(text) == sl && !strcmp(text, st));
-	free(text);
+	CHECK(entry_holds(r, "perf.data.txt", mt, ml));
+	CHECK(entry_holds(r, "t.nettrace", st, sl));
 	archive_reader_free(r);
 
 	/* freed unfinished, side streams open and ended: nothing left */
@@ -153,6 +158,18 @@ static void side_streams(const char *dir)
 	free(ls), free(mt), free(st), free(dt), free(sub), free(zpath);
 }
 
+/* n numbered lines (put_lines' text) in memory, *len bytes. */
+static char *lines_text(int seed, int n, size_t *len)
+{
+	FILE *null = fopen("/dev/null", "w");
+	char *text = NULL;
+	size_t cap = 0;
+	*len = 0;
+	put_lines(null, &text, len, &cap, seed, 0, n);
+	fclose(null);
+	return text;
+}
+
 /* A producer faster than the compressors (text copied from memory) waits for them, and
  * the pieces after a wait are compressed a step lighter: the stats say so, and what the
  * entries hold is unchanged, the text's pieces (SMALL and FAST) and the side stream's (BEST
@@ -160,11 +177,8 @@ static void side_streams(const char *dir)
 static void lighter_when_behind(const char *dir)
 {
 	char *zpath = xasprintf("%s/behind.zip", dir);
-	FILE *null = fopen("/dev/null", "w");
-	char *text = NULL;
-	size_t len = 0, cap = 0;
-	put_lines(null, &text, &len, &cap, 4, 0, 1000000); /* ~24 MB */
-	fclose(null);
+	size_t len;
+	char *text = lines_text(4, 1000000, &len); /* ~24 MB */
 	struct archive_writer *w = archive_writer_new(zpath);
 	CHECK(w != NULL);
 	struct archive_stats st;
@@ -188,12 +202,8 @@ static void lighter_when_behind(const char *dir)
 	check_other_readers(zpath, 2);
 	struct archive_reader *r = archive_reader_open(zpath);
 	CHECK(r != NULL);
-	char *got = entry_text(r, "perf.data.txt");
-	CHECK(got && strlen(got) == half && !memcmp(got, text, half));
-	free(got);
-	got = entry_text(r, "b.nettrace");
-	CHECK(got && strlen(got) == half && !memcmp(got, text + half, half));
-	free(got);
+	CHECK(entry_holds(r, "perf.data.txt", text, half));
+	CHECK(entry_holds(r, "b.nettrace", text + half, half));
 	archive_reader_free(r);
 	CHECK(unlink(zpath) == 0);
 	free(text), free(zpath);
@@ -205,10 +215,9 @@ static void lighter_when_behind(const char *dir)
 static void give_pieces(const char *dir)
 {
 	char *zpath = xasprintf("%s/give.zip", dir);
-	FILE *null = fopen("/dev/null", "w");
-	char *text = NULL;
-	size_t len = 0, cap = 0;
-	put_lines(null, &text, &len, &cap, 5, 0, 300000); /* ~7 MB */
+	size_t len;
+	char *text = lines_text(5, 300000, &len); /* ~7 MB */
+	FILE *other = fopen("/dev/null", "w");
 	struct archive_writer *w = archive_writer_new(zpath);
 	CHECK(w != NULL);
 	FILE *m = archive_writer_add_stream(w, "g.trace/perf.data.txt");
@@ -216,18 +225,25 @@ static void give_pieces(const char *dir)
 	CHECK(m && s);
 	size_t bcap = ARCHIVE_PIECE;
 	uint8_t *buf = xmalloc(bcap);
-	CHECK(archive_writer_give(w, null, &buf, &bcap, 100) == 1); /* not one of its streams */
+	CHECK(archive_writer_give(w, other, &buf, &bcap, 100) == 1); /* not one of its streams */
 	uint8_t *big = xmalloc(ARCHIVE_PIECE + 1);
 	size_t big_cap = ARCHIVE_PIECE + 1;
 	CHECK(archive_writer_give(w, m, &big, &big_cap, ARCHIVE_PIECE + 1) == 1);
 	free(big);
-	fclose(null);
+	fclose(other);
+	/* what goes to each stream, in order */
+	char *want_m = xmalloc(len + 1), *want_s = xmalloc(len + 1);
+	size_t ml = 0, sl = 0;
 	size_t off = 0, n = 0, given = 0;
 	for (int i = 0; off < len; i++, off += n) {
 		n = (size_t)(i % 5 + 1) * 200000;
 		if (n > len - off)
 			n = len - off;
 		FILE *to = i % 2 ? s : m;
+		if (i % 2)
+			memcpy(want_s + sl, text + off, n), sl += n;
+		else
+			memcpy(want_m + ml, text + off, n), ml += n;
 		if (i % 3) { /* fwrite */
 			CHECK(fwrite(text + off, 1, n, to) == n);
 			continue;
@@ -244,27 +260,10 @@ static void give_pieces(const char *dir)
 	CHECK(archive_writer_finish(w) == 0);
 	archive_writer_free(w);
 	check_other_readers(zpath, 2);
-	/* what went to each stream, in order */
-	char *want_m = xmalloc(len + 1), *want_s = xmalloc(len + 1);
-	size_t ml = 0, sl = 0;
-	off = 0;
-	for (int i = 0; off < len; i++, off += n) {
-		n = (size_t)(i % 5 + 1) * 200000;
-		if (n > len - off)
-			n = len - off;
-		if (i % 2)
-			memcpy(want_s + sl, text + off, n), sl += n;
-		else
-			memcpy(want_m + ml, text + off, n), ml += n;
-	}
 	struct archive_reader *r = archive_reader_open(zpath);
 	CHECK(r != NULL);
-	char *got = entry_text(r, "perf.data.txt");
-	CHECK(got && strlen(got) == ml && !memcmp(got, want_m, ml));
-	free(got);
-	got = entry_text(r, "g.nettrace");
-	CHECK(got && strlen(got) == sl && !memcmp(got, want_s, sl));
-	free(got);
+	CHECK(entry_holds(r, "perf.data.txt", want_m, ml));
+	CHECK(entry_holds(r, "g.nettrace", want_s, sl));
 	archive_reader_free(r);
 	CHECK(unlink(zpath) == 0);
 	free(want_m), free(want_s), free(text), free(zpath);
