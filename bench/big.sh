@@ -5,6 +5,7 @@
 #
 #   sudo bench/big.sh [--build DIR] [--binary PATH] [--before BINARY] [--data PERF.DATA]
 #                     [--runs N] [--seconds S] [--freq HZ] [--only merge,stop]
+#                     [--pass-threads K,K...]
 #
 # --binary: measure this perfcollect-c instead of DIR's (DIR still gives the workloads),
 # e.g. build-static/perfcollect-c, the static binary users run.
@@ -16,13 +17,16 @@
 # /dev/null and merge (symbolizing, perf.data.txt, the NetTrace, the deflated zip), each on
 # CPU 0 alone and on every CPU; --before BINARY adds an older merge to the same rounds.
 # Medians of wall and CPU time, peak RSS, the ratios, and merge from 1 to N CPUs.
+# --pass-threads adds, on every CPU, merge with perf.data.txt formatted on K threads beside
+# the pass (PERFCOLLECT_C_PASS_THREADS=K, lib/postprocess/script_pool.h), and the CPU time
+# of the pass's own thread (its log's line), the path no number of CPUs shortens.
 #
 # stop: `collect -freq HZ -collectsec S` system-wide under the mix, RUNS times; the seconds
 # from the line where the collector says it stopped until it exits with the zip written,
 # and the samples it holds.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-build=$top/build binary= before= data= runs=3 seconds=10 freq=20000 only=merge,stop
+build=$top/build binary= before= data= runs=3 seconds=10 freq=20000 only=merge,stop pass_threads=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2; shift 2 ;;
@@ -33,6 +37,7 @@ while [ $# -gt 0 ]; do
 	--seconds) seconds=$2; shift 2 ;;
 	--freq) freq=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
+	--pass-threads) pass_threads=${2//,/ }; shift 2 ;;
 	*) echo "usage: see the top of $0" >&2; exit 2 ;;
 	esac
 done
@@ -89,6 +94,13 @@ if want merge; then
 					timed1 "before_$n" taskset -c "$cpus" "$before" merge "$data" -o "b$n.trace.zip"
 			fi
 		done
+		for k in $pass_threads; do
+			timed1 "threads_$k" env PERFCOLLECT_C_PASS_THREADS="$k" taskset -c "$all" \
+				"$PC" merge "$data" -o "t$k.trace.zip"
+			unzip -p "t$k.trace.zip" '*/perfcollect.log' |
+				sed -n "s/.*written in .* s (\([0-9.]*\) s of CPU on the pass's thread.*/\1/p" \
+				>>"threads_$k.pass"
+		done
 		echo "   round $r, load $(cut -d' ' -f1-3 /proc/loadavg)"
 	done
 	for n in 1 "$ncpu"; do
@@ -104,6 +116,11 @@ if want merge; then
 	done
 	echo "   merge from 1 to $ncpu CPUs: $(ratio2 "$(med merge_1.wall)" "$(med "merge_$ncpu.wall")")x" \
 		"faster (wall); perf script $(ratio2 "$(med script_1.wall)" "$(med "script_$ncpu.wall")")x"
+	for k in $pass_threads; do
+		row "merge, text on $k thread(s) beside the pass" "threads_$k"
+		echo "     $(ratio2 "$(med "script_$ncpu.wall")" "$(med "threads_$k.wall")")x perf script" \
+			"(wall); the pass's own thread: $(med "threads_$k.pass") s of CPU"
+	done
 fi
 
 if want stop; then

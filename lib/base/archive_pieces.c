@@ -8,7 +8,6 @@
 #include "archive_int.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,11 +121,8 @@ static void *worker(void *arg)
 
 static int nr_workers(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) < n)
-		n = CPU_COUNT(&set);
-	return n < 1 ? 1 : n > MAX_WORKERS ? MAX_WORKERS : (int)n;
+	int n = usable_cpus();
+	return n > MAX_WORKERS ? MAX_WORKERS : n;
 }
 
 int pieces_start(struct archive_writer *w)

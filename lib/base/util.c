@@ -2,6 +2,7 @@
 #include "util.h"
 
 #include <dirent.h>
+#include <sched.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -519,6 +520,15 @@ uint64_t monotonic_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+int usable_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) < n)
+		n = CPU_COUNT(&set);
+	return n < 1 ? 1 : n > INT32_MAX ? INT32_MAX : (int)n;
 }
 
 struct progress {

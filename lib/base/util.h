@@ -107,6 +107,9 @@ bool str_endswith(const char *s, const char *suffix);
 /* Seconds since the epoch, and CLOCK_MONOTONIC in ns. */
 uint64_t monotonic_ns(void);
 
+/* CPUs this process may run on: the online ones, fewer under taskset or a cpuset; >= 1. */
+int usable_cpus(void);
+
 /* Progress on a terminal (stderr is a tty); silent otherwise. */
 struct progress;
 struct progress *progress_new(const char *what, uint64_t total);

@@ -34,6 +34,7 @@
 
 /* perf script's default --max-stack (PERF_MAX_STACK_DEPTH). */
 #define SCRIPT_MAX_STACK 127
+#define TEXT_WORKERS_MAX 3
 
 struct pass {
 	const struct postprocess_opts *o;
@@ -51,6 +52,7 @@ struct pass {
 	size_t nr_evsels;
 	uint64_t frames, unresolved, no_cpu_samples;
 	uint64_t pass_ns, pass_cpu_ns;
+	int text_threads; /* formatting perf.data.txt beside the pass */
 };
 
 /* CPU time of this thread (user + system), to tell work from waiting for a CPU; the
@@ -248,6 +250,24 @@ static int give_to_archive(void *arg, uint8_t **buf, size_t *cap, size_t len)
 	return archive_writer_give(p->archive, p->out, buf, cap, len);
 }
 
+/* Threads that format perf.data.txt beside the pass (script_pool.h).  By default the CPUs
+ * but two, one for the pass and one for the archive's compressors: on 2 CPUs a worker only
+ * took CPU from the compressors, which bound merge's wall there (bench/README.md, "The
+ * text on threads of its own"); the text is about a third of the pass's work, so a few keep
+ * up with it on any machine.  PERFCOLLECT_C_PASS_THREADS sets the number (0: none). */
+static int text_workers(void)
+{
+	long n = usable_cpus() - 2, set;
+	n = n < 0 ? 0 : n > TEXT_WORKERS_MAX ? TEXT_WORKERS_MAX : n;
+	const char *env = getenv("PERFCOLLECT_C_PASS_THREADS");
+	if (env && *env && parse_int(env, 0, 64, &set) == 0)
+		n = set;
+	else if (env && *env)
+		log_warn("PERFCOLLECT_C_PASS_THREADS=%s is not a number from 0 to 64; %ld used",
+			 env, n);
+	return (int)n;
+}
+
 /* The streaming pass.  Returns 0 (also when the data ended early: st->truncated), -1 when
  * perf.data.txt could not be written. */
 static int run_pass(struct pass *p, FILE *out)
@@ -262,6 +282,9 @@ static int run_pass(struct pass *p, FILE *out)
 	p->script = out ? script_writer_new(out, name_width) : NULL;
 	if (p->script && p->archive)
 		script_writer_give_to(p->script, give_to_archive, p, ARCHIVE_PIECE);
+	if (p->script) {
+		p->text_threads = script_writer_parallel(p->script, text_workers(), 0);
+	}
 	if (p->script && wants_switch_fill(p))
 		p->sf = switch_fill_new();
 	struct frame *frames = xcalloc(SCRIPT_MAX_STACK + 1, sizeof(*frames));
@@ -347,8 +370,11 @@ static void log_summary(struct pass *p)
 			 "PERF_RECORD_SWITCH records (without a call stack)",
 			 switch_fill_stats(p->sf)->ins, switch_fill_stats(p->sf)->outs);
 	if (p->script)
-		log_info("perf.data.txt: %" PRIu64 " bytes, written in %.3f s (%.3f s of CPU)",
-			 script_writer_bytes(p->script), p->pass_ns / 1e9, p->pass_cpu_ns / 1e9);
+		log_info("perf.data.txt: %" PRIu64
+			 " bytes, written in %.3f s (%.3f s of CPU on the "
+			 "pass's thread; %d thread%s formatting the text beside it)",
+			 script_writer_bytes(p->script), p->pass_ns / 1e9, p->pass_cpu_ns / 1e9,
+			 p->text_threads, p->text_threads == 1 ? "" : "s");
 }
 
 static int add_entry(struct archive_writer *w, const char *name, const char *file, const char *dir)

@@ -13,31 +13,17 @@
  * for the characters that mislead it (logged once per name), and a dso's " (deleted)"
  * suffix is left out.
  *
- * The text is collected in the writer's own 256 KiB buffer and handed to the FILE in
- * pieces of that size (which glibc writes straight through: the FILE needs no large buffer
- * of its own), or handed over whole where script_writer_give_to() says; script_writer_flush()
- * writes the rest.  Nothing is kept per sample.
+ * The text (script_format.h) is collected in the writer's own 256 KiB buffer and handed to
+ * the FILE in pieces of that size (which glibc writes straight through: the FILE needs no
+ * large buffer of its own), or handed over whole where script_writer_give_to() says;
+ * script_writer_flush() writes the rest.  Nothing is kept per sample.  Where
+ * script_writer_parallel() says, the text is formatted on worker threads instead
+ * (script_pool.h) and handed over in the samples' order: the same bytes.
  */
 #ifndef PC_SCRIPT_H
 #define PC_SCRIPT_H
 
-#include "symbols/symbols.h"
-
-struct script_sample {
-	const char *comm;
-	int32_t pid, tid;
-	bool has_cpu;
-	uint32_t cpu;
-	bool has_time;
-	uint64_t time; /* ns */
-	uint64_t period;
-	const char *event;
-	const char *trace; /* tracepoint fields, NULL for other events */
-	bool callchain;	   /* the event samples callchains: frames one per line */
-	uint64_t ip;	   /* the sample's ip: printed instead of frames[0].ip without callchain */
-	const struct frame *frames;
-	size_t nframes;
-};
+#include "script_format.h"
 
 struct script_writer;
 
@@ -49,9 +35,15 @@ struct script_writer *script_writer_new(FILE *out, int name_width);
  * in buffers of `piece` bytes (the writer holds one). */
 typedef int (*script_give_fn)(void *arg, uint8_t **buf, size_t *cap, size_t len);
 void script_writer_give_to(struct script_writer *w, script_give_fn give, void *arg, size_t piece);
+/* Formats the samples on `workers` threads from now on (0: on the caller's, the default);
+ * a sample's text then waits in a batch of about batch_bytes of samples (0: the default), of
+ * which a bounded number are in flight.  Only the text's timing changes: the same bytes reach
+ * the FILE or give() on the caller's thread, in order.  The frames' sym and dso must stay
+ * valid until script_writer_flush() (they do: symbols.h).  Returns the threads started. */
+int script_writer_parallel(struct script_writer *w, int workers, size_t batch_bytes);
 /* Formats one sample; -1 once the FILE has reported a write error. */
 int script_writer_sample(struct script_writer *w, const struct script_sample *s);
-/* Flushes; -1 (with the reason) if any write failed. */
+/* Flushes (after the workers are done); -1 (with the reason) if any write failed. */
 int script_writer_flush(struct script_writer *w);
 uint64_t script_writer_bytes(const struct script_writer *w);
 void script_writer_free(struct script_writer *w);

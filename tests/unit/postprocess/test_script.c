@@ -437,10 +437,94 @@ static void test_give(void)
 	free(want), free(got), free(long_sym);
 }
 
+/* Sample i of a stream that varies everything the text depends on: process names (one that
+ * PerfView's reader would misread, renamed), tracepoint text or none, callchains or a single
+ * frame, 0 to 127 frames with unknown and very long names. */
+static void varied_sample(int i, struct script_sample *s, struct frame *frames,
+			  const char *long_sym)
+{
+	static const char *const comms[] = {"hot", "dotnet", "Worker 1/2", ".NET TP Worker",
+					    "RequestBuilder "};
+	static const char *const syms[] = {
+	    "hot_leaf", "main", NULL, "[unknown]",
+	    "void [System.Private.CoreLib] System.Threading.Thread::Sleep(int32)"};
+	static const char *const dsos[] = {"/srv/hot", "[kernel.kallsyms]", NULL, "/tmp/perf-7.map",
+					   "/usr/lib/libc.so.6 (deleted)"};
+	size_t n = (size_t)(i * 37 % 128);
+	for (size_t k = 0; k < n; k++) {
+		frames[k].ip = 0x1000 + (uint64_t)((i + k) % 50) * 0x10;
+		frames[k].sym = (i + k) % 211 == 0 ? long_sym : syms[(i + k) % 5];
+		frames[k].dso = dsos[(i / 3 + k) % 5];
+	}
+	*s = (struct script_sample){.comm = comms[i % 5],
+				    .pid = 7717 + i % 3,
+				    .tid = 7717 + i % 7,
+				    .has_cpu = i % 4 != 0,
+				    .cpu = (uint32_t)(i % 130),
+				    .has_time = true,
+				    .time = 372987545123ULL + (uint64_t)i * 1000,
+				    .period = 1000000 + (uint64_t)i,
+				    .event = i % 9 ? "cpu-clock" : "sched:sched_switch",
+				    .trace =
+					i % 9 ? NULL : "prev_comm=hot prev_pid=7717 ==> next_pid=0",
+				    .callchain = i % 11 != 0,
+				    .ip = 0x556b37ef9199 + (uint64_t)i,
+				    .frames = frames,
+				    .nframes = n};
+}
+
+/* Formatted on worker threads (script_writer_parallel()), the text is the one-thread text
+ * byte for byte, in order: with batches small enough that 3 workers finish them out of order
+ * and the ring of batches wraps many times, handed over whole or written to the FILE. */
+static void test_parallel(void)
+{
+	char *long_sym = xmalloc(9000);
+	memset(long_sym, 'x', 8999);
+	long_sym[8999] = 0;
+	struct frame *frames = xcalloc(128, sizeof(*frames));
+	static const struct {
+		int workers;
+		size_t batch;
+		bool give;
+	} runs[] = {{3, 4096, true}, {3, 4096, false}, {1, 0, true}, {2, 100000, false}};
+	for (size_t r = 0; r < ARRAY_SIZE(runs); r++) {
+		char *want = NULL, *got = NULL;
+		size_t wl = 0, gl = 0;
+		FILE *wf = open_memstream(&want, &wl), *gf = open_memstream(&got, &gl);
+		struct script_writer *plain = script_writer_new(wf, 18);
+		struct script_writer *w = script_writer_new(gf, 18);
+		struct giver g = {.f = gf, .piece = 65536};
+		if (runs[r].give)
+			script_writer_give_to(w, give, &g, g.piece);
+		script_writer_parallel(w, runs[r].workers, runs[r].batch);
+		for (int i = 0; i < 6000; i++) {
+			struct script_sample s;
+			varied_sample(i, &s, frames, long_sym);
+			CHECK(script_writer_sample(plain, &s) == 0);
+			CHECK(script_writer_sample(w, &s) == 0);
+		}
+		CHECK(script_writer_flush(plain) == 0 && script_writer_flush(w) == 0);
+		CHECK_EQ_U64(script_writer_bytes(w), script_writer_bytes(plain));
+		script_writer_free(plain);
+		script_writer_free(w);
+		fclose(wf);
+		fclose(gf);
+		printf("parallel text: %d workers, batches of %zu bytes%s: %zu bytes\n",
+		       runs[r].workers, runs[r].batch, runs[r].give ? ", handed over" : "", gl);
+		CHECK(wl > 10000000 / 4);
+		if (runs[r].give)
+			CHECK(g.taken > 10 && g.offers > g.taken);
+		CHECK(gl == wl && !memcmp(got, want, wl));
+		free(want), free(got);
+	}
+	free(frames), free(long_sym);
+}
+
 int main(void)
 {
 	test_layout();
 	test_give();
+	test_parallel();
 	test_against_perf();
 	return TEST_DONE();
 }
