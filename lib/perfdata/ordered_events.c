@@ -33,14 +33,29 @@ struct ordered_events *ordered_events_new(void)
 	return xcalloc(1, sizeof(struct ordered_events));
 }
 
+struct oe_block *oe_block_new(void)
+{
+	struct oe_block *b = xcalloc(1, sizeof(*b));
+	b->refs = 1;
+	return b;
+}
+
+void oe_block_put(struct oe_block *b)
+{
+	if (b && --b->refs == 0) {
+		free(b->data);
+		free(b);
+	}
+}
+
 void ordered_events_free(struct ordered_events *oe)
 {
 	if (!oe)
 		return;
 	for (size_t i = 0; i < oe->queued.n; i++)
-		free(oe->queued.e[i].copy);
+		oe_block_put(oe->queued.e[i].block);
 	for (size_t i = oe->next; i < oe->released.n; i++)
-		free(oe->released.e[i].copy);
+		oe_block_put(oe->released.e[i].block);
 	free(oe->queued.e);
 	free(oe->released.e);
 	free(oe->tmp.e);
@@ -64,15 +79,19 @@ size_t ordered_events_count(const struct ordered_events *oe)
 }
 
 void ordered_events_queue(struct ordered_events *oe, uint64_t time, uint64_t file_offset,
-			  void *copy)
+			  const void *copy, struct oe_block *block)
 {
+	if (copy)
+		block->refs++;
+	else
+		block = NULL;
 	/* perf sets max_timestamp when the record goes to the tail of its sorted list, which
 	 * is when the list is empty or no queued record is later than this one. */
 	if (ordered_events_count(oe) == 0 || time >= oe->tail_time) {
 		oe->tail_time = time;
 		oe->max_time = time;
 	}
-	push(&oe->queued, &(struct oe_entry){time, oe->seq++, file_offset, copy});
+	push(&oe->queued, &(struct oe_entry){time, oe->seq++, file_offset, copy, block});
 }
 
 /* Merges the sorted runs a[0..n) (each ascending) into one, through tmp. */

@@ -10,8 +10,9 @@
  *  - at the end of the data everything is released.
  *
  * An entry is compact: the record stays in the mapped file (copy == NULL) and is found again
- * by its offset; only records that exist nowhere else (decompressed from
- * PERF_RECORD_COMPRESSED) are held as a copy, which the queue owns until popped.
+ * by its offset; records that exist nowhere else (decompressed from PERF_RECORD_COMPRESSED)
+ * stay in the block they were decompressed into, which every entry queued from it holds a
+ * reference to until popped: no record is copied.
  */
 #ifndef PC_ORDERED_EVENTS_H
 #define PC_ORDERED_EVENTS_H
@@ -20,21 +21,34 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Decompressed bytes: what was left of the block before (a record split between two
+ * COMPRESSED records), then one COMPRESSED record's.  Freed at the last reference. */
+struct oe_block {
+	uint8_t *data;
+	size_t len, cap;
+	uint32_t refs;
+};
+
+struct oe_block *oe_block_new(void);   /* one reference, the caller's */
+void oe_block_put(struct oe_block *b); /* NULL: nothing */
+
 struct oe_entry {
 	uint64_t time;
-	uint64_t seq;	      /* arrival number: ties keep file order */
-	uint64_t file_offset; /* of the record, or of its COMPRESSED container */
-	void *copy;	      /* the record bytes when not in the file; caller frees after pop */
+	uint64_t seq;		/* arrival number: ties keep file order */
+	uint64_t file_offset;	/* of the record, or of its COMPRESSED container */
+	const void *copy;	/* the record bytes when not in the file: in block */
+	struct oe_block *block; /* with a reference the caller puts after pop */
 };
 
 struct ordered_events;
 
 struct ordered_events *ordered_events_new(void);
-/* Frees the queue and the copies still in it. */
+/* Frees the queue, putting the blocks of the records still in it. */
 void ordered_events_free(struct ordered_events *oe);
-/* Queue a record; time must not be 0 or ~0 (those are delivered at once, as perf does). */
+/* Queue a record; time must not be 0 or ~0 (those are delivered at once, as perf does).  A
+ * record in a block (copy != NULL) takes a reference to it. */
 void ordered_events_queue(struct ordered_events *oe, uint64_t time, uint64_t file_offset,
-			  void *copy);
+			  const void *copy, struct oe_block *block);
 /* PERF_RECORD_FINISHED_ROUND: release per perf's round rule (see above). */
 void ordered_events_round(struct ordered_events *oe);
 /* End of data: release everything. */

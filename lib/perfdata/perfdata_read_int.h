@@ -46,12 +46,13 @@ struct perfdata_reader {
 
 	/* record stream (perfdata_read.c) */
 	struct ordered_events *oe;
-	void *zstd;	 /* ZSTD_DCtx */
-	uint8_t *decomp; /* decompressed bytes not yet consumed: [decomp_head, decomp_len) */
-	size_t decomp_head, decomp_len, decomp_cap;
-	uint64_t decomp_offset; /* file offset of the COMPRESSED record they came from */
-	void *delivered_copy;	/* the record handed out last, freed on the next call */
-	uint64_t *align_buf;	/* aligned copy of a record that sits misaligned in the file */
+	void *zstd;		 /* ZSTD_DCtx */
+	struct oe_block *decomp; /* decompressed bytes, not yet consumed from decomp_head */
+	size_t decomp_head;
+	uint64_t decomp_offset;	    /* file offset of the COMPRESSED record they came from */
+	struct oe_block *delivered; /* the block of the record handed out last, put on the
+				       next call */
+	uint64_t *align_buf;	    /* aligned copy of a record that sits misaligned in the file */
 	size_t align_cap;
 	bool at_end, reported_error;
 	char *error; /* a structural error met while reading; reported after the queue drains */

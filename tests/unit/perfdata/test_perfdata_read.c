@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -140,16 +141,16 @@ static void test_ordered_events(void)
 	struct ordered_events *oe = ordered_events_new();
 	uint64_t got[32];
 	/* round 1: nothing is released (no limit yet); the limit becomes 30 */
-	ordered_events_queue(oe, 30, 1, NULL);
-	ordered_events_queue(oe, 10, 2, NULL);
-	ordered_events_queue(oe, 20, 3, NULL);
+	ordered_events_queue(oe, 30, 1, NULL, NULL);
+	ordered_events_queue(oe, 10, 2, NULL, NULL);
+	ordered_events_queue(oe, 20, 3, NULL, NULL);
 	ordered_events_round(oe);
 	CHECK_EQ_U64(pop_all(oe, got), 0);
 	/* round 2: up to 30 is released, sorted; equal times keep arrival order */
-	ordered_events_queue(oe, 25, 4, NULL);
-	ordered_events_queue(oe, 40, 5, NULL);
-	ordered_events_queue(oe, 10, 6, NULL);
-	ordered_events_queue(oe, 30, 7, NULL);
+	ordered_events_queue(oe, 25, 4, NULL, NULL);
+	ordered_events_queue(oe, 40, 5, NULL, NULL);
+	ordered_events_queue(oe, 10, 6, NULL, NULL);
+	ordered_events_queue(oe, 30, 7, NULL, NULL);
 	ordered_events_round(oe);
 	CHECK_EQ_U64(pop_all(oe, got), 6);
 	uint64_t want2[] = {1002, 1006, 2003, 2504, 3001, 3007};
@@ -157,23 +158,28 @@ static void test_ordered_events(void)
 		CHECK_EQ_U64(got[i], want2[i]);
 	/* an empty round moves nothing, not even the limit (perf returns early) */
 	CHECK_EQ_U64(pop_all(oe, got), 0);
-	ordered_events_queue(oe, 35, 8, NULL);
+	ordered_events_queue(oe, 35, 8, NULL, NULL);
 	ordered_events_round(oe); /* releases <= 40, limit becomes 40 (max_timestamp) */
 	CHECK_EQ_U64(pop_all(oe, got), 2);
 	CHECK_EQ_U64(got[0], 3508);
 	CHECK_EQ_U64(got[1], 4005);
 	ordered_events_round(oe); /* empty: no change */
 	/* the first record into an empty queue sets max_timestamp, even if earlier */
-	ordered_events_queue(oe, 36, 9, NULL);
-	ordered_events_queue(oe, 50, 10, NULL);
+	ordered_events_queue(oe, 36, 9, NULL, NULL);
+	ordered_events_queue(oe, 50, 10, NULL, NULL);
 	ordered_events_round(oe); /* releases <= 40 */
 	CHECK_EQ_U64(pop_all(oe, got), 1);
 	CHECK_EQ_U64(got[0], 3609);
 	ordered_events_final(oe);
 	CHECK_EQ_U64(pop_all(oe, got), 1);
 	CHECK_EQ_U64(ordered_events_count(oe), 0);
-	ordered_events_queue(oe, 60, 11, xmalloc(8)); /* a copy left behind is freed */
-	ordered_events_free(oe);
+	/* a record left behind in a block: the queue puts its reference */
+	struct oe_block *b = oe_block_new();
+	b->data = xmalloc(8);
+	ordered_events_queue(oe, 60, 11, b->data, b);
+	CHECK_EQ_U64(b->refs, 2);
+	oe_block_put(b);
+	ordered_events_free(oe); /* (ASan: nothing leaks) */
 }
 
 /* The queue against a model of the rule (every released entry, sorted on time then
@@ -184,6 +190,8 @@ static void test_ordered_events_model(void)
 	struct ordered_events *oe = ordered_events_new();
 	enum { MAX = 4096 };
 	static struct oe_entry model[MAX];
+	struct oe_block *block = oe_block_new();
+	block->data = xmalloc(64);
 	size_t nmodel = 0;
 	uint64_t seq = 0, tail = 0, max_time = 0, next_flush = 0, popped = 0;
 	unsigned rnd = 12345;
@@ -198,9 +206,9 @@ static void test_ordered_events_model(void)
 				uint64_t t = cpu_time[cpu];
 				if (nmodel == 0 || t >= tail)
 					tail = t, max_time = t;
-				void *copy = i % 5 == 0 ? xmalloc(4) : NULL;
-				ordered_events_queue(oe, t, seq, copy);
-				model[nmodel++] = (struct oe_entry){t, seq++, 0, copy};
+				const void *copy = i % 5 == 0 ? block->data + i : NULL;
+				ordered_events_queue(oe, t, seq, copy, block);
+				model[nmodel++] = (struct oe_entry){t, seq++, 0, copy, NULL};
 			}
 		}
 		bool final = round == 399;
@@ -229,7 +237,8 @@ static void test_ordered_events_model(void)
 			CHECK_EQ_U64(e.time, model[best].time);
 			CHECK_EQ_U64(e.file_offset, model[best].seq);
 			CHECK(e.copy == model[best].copy);
-			free(e.copy);
+			CHECK(e.block == (e.copy ? block : NULL));
+			oe_block_put(e.block);
 			model[best] = model[--nmodel];
 			popped++;
 		}
@@ -239,6 +248,8 @@ static void test_ordered_events_model(void)
 	}
 	CHECK(popped > 1000);
 	CHECK_EQ_U64(nmodel, 0);
+	CHECK_EQ_U64(block->refs, 1); /* every reference a record took was given back */
+	oe_block_put(block);
 	ordered_events_free(oe);
 }
 
@@ -626,10 +637,40 @@ static void synth_records(struct filebuf *data)
 	synth_sample(data, 99, base); /* after the last round: only the end flush takes it */
 }
 
+/* The records as `perf record -z` writes them: one zstd stream, flushed after each piece of
+ * a few hundred bytes cut anywhere (so records straddle two COMPRESSED records, whose
+ * decompressed bytes end mid-record), each piece's output a PERF_RECORD_COMPRESSED. */
+static void compress_records(const struct filebuf *data, struct filebuf *out)
+{
+	ZSTD_CCtx *z = ZSTD_createCCtx();
+	CHECK(z != NULL);
+	uint8_t buf[8192];
+	for (size_t at = 0; at < data->len;) {
+		size_t n = 1 + rnd() % 400;
+		if (n > data->len - at)
+			n = data->len - at;
+		ZSTD_inBuffer in = {data->p + at, n, 0};
+		ZSTD_outBuffer o = {buf + sizeof(struct perf_event_header),
+				    sizeof(buf) - sizeof(struct perf_event_header), 0};
+		size_t left;
+		do
+			left = ZSTD_compressStream2(z, &o, &in, ZSTD_e_flush);
+		while (!ZSTD_isError(left) && left);
+		CHECK(!ZSTD_isError(left) && in.pos == n);
+		/* (not padded, as perf writes them: the records after it sit misaligned) */
+		size_t size = sizeof(struct perf_event_header) + o.pos;
+		struct perf_event_header h = {PERF_RECORD_COMPRESSED, 0, (uint16_t)size};
+		memcpy(buf, &h, sizeof(h));
+		fb_put(out, buf, size);
+		at += n;
+	}
+	ZSTD_freeCCtx(z);
+}
+
 /* finished: as perf record leaves a file (a hostname feature after the data).  Unfinished:
  * as our writer leaves it when killed: no feature bits, data.size at an earlier flush, then
  * more whole records and a cut one. */
-static char *write_synthetic(const struct filebuf *data, bool finished)
+static char *write_synthetic(const struct filebuf *data, bool finished, bool compressed)
 {
 	struct perf_event_attr attr = {
 	    .type = PERF_TYPE_SOFTWARE,
@@ -651,12 +692,19 @@ static char *write_synthetic(const struct filebuf *data, bool finished)
 		uint32_t len;
 		char name[12];
 	} hostname = {12, "synthhost"};
-	struct perf_file_section feat = {fh.data.offset + data->len + sizeof(feat),
-					 sizeof(hostname)};
+	/* HEADER_COMPRESSED: version, type (1: zstd), level, ratio, mmap_len (perf's buffer for
+	 * one record's decompressed bytes) */
+	uint32_t comp[5] = {1, 1, 1, 1, 1u << 20};
+	size_t nfeat = 1 + compressed, after = fh.data.offset + data->len;
+	struct perf_file_section feat[2] = {
+	    {after + nfeat * sizeof(*feat), sizeof(hostname)},
+	    {after + nfeat * sizeof(*feat) + sizeof(hostname), sizeof(comp)}};
 	if (finished)
 		fh.adds_features[0] = 1ULL << HEADER_HOSTNAME;
 	else
 		fh.data.size = 40 * 100; /* a record boundary: 100 samples of 40 bytes */
+	if (compressed)
+		fh.adds_features[0] |= 1ULL << HEADER_COMPRESSED;
 	struct perf_file_section ids = {ids_at, 8};
 	struct filebuf file = {0};
 	fb_put(&file, &fh, sizeof(fh));
@@ -665,12 +713,16 @@ static char *write_synthetic(const struct filebuf *data, bool finished)
 	fb_put(&file, &id, sizeof(id));
 	fb_put(&file, data->p, data->len);
 	if (finished) {
-		fb_put(&file, &feat, sizeof(feat));
+		fb_put(&file, feat, sizeof(*feat) * nfeat);
 		fb_put(&file, &hostname, sizeof(hostname));
+		if (compressed)
+			fb_put(&file, comp, sizeof(comp));
 	} else {
 		fb_put(&file, data->p, 12); /* the start of one more record */
 	}
-	char *path = path_in_tmp(finished ? "synthetic.data" : "synthetic-killed.data");
+	char *path = path_in_tmp(compressed ? "synthetic-z.data"
+				 : finished ? "synthetic.data"
+					    : "synthetic-killed.data");
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	CHECK(fd >= 0 && write_all(fd, file.p, file.len) == 0);
 	close(fd);
@@ -683,7 +735,7 @@ static void check_synthetic(void)
 	struct filebuf data = {0};
 	synth_records(&data);
 	CHECK(data.len > 40 * 100 && data.p[0] == PERF_RECORD_SAMPLE);
-	char *path = write_synthetic(&data, true);
+	char *path = write_synthetic(&data, true, false);
 	struct read_result res;
 	read_all(path, &res);
 	CHECK(res.opened && !res.truncated && res.errors == 0);
@@ -701,7 +753,7 @@ static void check_synthetic(void)
 	perfdata_reader_free(r);
 
 	/* Killed writer: every whole record is recovered, in the same order. */
-	char *killed = write_synthetic(&data, false);
+	char *killed = write_synthetic(&data, false, false);
 	struct read_result kres;
 	read_all(killed, &kres);
 	CHECK(kres.opened && kres.truncated && kres.errors == 0);
@@ -709,6 +761,24 @@ static void check_synthetic(void)
 	CHECK(kres.n == res.n && !memcmp(kres.s, res.s, res.n * sizeof(*res.s)));
 	free(kres.s);
 	free(killed);
+
+	/* The same records compressed as perf record -z cuts them, records straddling two
+	 * COMPRESSED records: the same samples in the same order, as perf reads them. */
+	struct filebuf zdata = {0};
+	compress_records(&data, &zdata);
+	char *zpath = write_synthetic(&zdata, true, true);
+	struct read_result zres;
+	read_all(zpath, &zres);
+	CHECK(zres.opened && !zres.truncated && zres.errors == 0);
+	CHECK_EQ_U64(zres.n, res.n);
+	CHECK(zres.n == res.n && !memcmp(zres.s, res.s, res.n * sizeof(*res.s)));
+	compare_with_perf_script(zpath, &zres);
+	printf(
+	    "synthetic -z file: %zu bytes of records in %zu of COMPRESSED records, %zu samples\n",
+	    data.len, zdata.len, zres.n);
+	free(zres.s);
+	free(zpath);
+	free(zdata.p);
 	free(res.s);
 	free(path);
 	free(data.p);
