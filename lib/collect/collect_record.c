@@ -337,7 +337,7 @@ int collect_record_to_file(struct collector *c, enum record_stop *why, int *sign
 		o->on_recording(o->on_recording_arg);
 	/* From here the drain only copies records: zstd and write(2) run on the writer's
 	 * thread, which inherits our blocked stop signals. */
-	c->async = perfdata_async_start(c->w, WRITE_QUEUE_BYTES);
+	c->async = perfdata_async_start(c->w, WRITE_QUEUE_BYTES, true);
 	if (!c->async)
 		return -1;
 	c->bids.async = c->async;

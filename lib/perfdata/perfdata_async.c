@@ -25,6 +25,7 @@ struct perfdata_async {
 	size_t qhead, nqueued;
 	size_t *free_bufs, nfree; /* emptied buffers */
 	bool stopping;
+	bool may_pause;
 	bool failed; /* atomic: a write failed, error says why */
 	char *error; /* set once, before failed */
 	size_t cur;  /* the producer's buffer, or nbufs for none */
@@ -47,7 +48,7 @@ static void *writer_main(void *arg)
 		if (!a->nqueued)
 			break;
 		/* Counting the one about to be written: what the producer cannot use. */
-		if (!paused && a->nqueued > a->nbufs / 2)
+		if (!paused && a->may_pause && a->nqueued > a->nbufs / 2)
 			paused = true;
 		else if (paused && a->nqueued <= a->nbufs / 4)
 			paused = false;
@@ -101,10 +102,12 @@ static void async_free(struct perfdata_async *a)
 	free(a);
 }
 
-struct perfdata_async *perfdata_async_start(struct perfdata_writer *w, size_t queue_bytes)
+struct perfdata_async *perfdata_async_start(struct perfdata_writer *w, size_t queue_bytes,
+					    bool may_pause)
 {
 	struct perfdata_async *a = xcalloc(1, sizeof(*a));
 	a->w = w;
+	a->may_pause = may_pause;
 	a->nbufs = queue_bytes / PERFDATA_ASYNC_BUF;
 	if (a->nbufs < MIN_BUFS)
 		a->nbufs = MIN_BUFS;

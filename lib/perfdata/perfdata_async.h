@@ -9,7 +9,8 @@
  * interval).  The file is the one perfdata_writer would have written from the calling thread,
  * byte for byte, unless the writer falls behind:
  *
- *   - more than half the buffers queued: it pauses compression
+ *   - more than half the buffers queued (and the caller allows it: may_pause): it pauses
+ *     compression
  *     (perfdata_writer_pause_compression) and writes the records as they are, which costs a
  *     copy where zstd costs far more, until the queue is down to a quarter;
  *   - every buffer queued: the producer waits for one (back-pressure: counted in the stats).
@@ -37,9 +38,12 @@ struct perfdata_async_stats {
 	uint64_t waits, wait_ns; /* times the producer waited for a buffer, and how long */
 };
 
-/* Starts the thread; queue_bytes bounds the buffers (at least 4 of them).  NULL with a
- * message when the thread cannot start. */
-struct perfdata_async *perfdata_async_start(struct perfdata_writer *w, size_t queue_bytes);
+/* Starts the thread; queue_bytes bounds the buffers (at least 4 of them); may_pause: the
+ * writer may write uncompressed to catch up (a recording, which must not lose records), else
+ * the producer waits for it (post-processing, which has time).  NULL with a message when the
+ * thread cannot start. */
+struct perfdata_async *perfdata_async_start(struct perfdata_writer *w, size_t queue_bytes,
+					    bool may_pause);
 /* One or more whole records: copied.  -1 (with the writer's message) once a write failed. */
 int perfdata_async_write(struct perfdata_async *a, const void *records, size_t len);
 /* Room for one record of at most max bytes (max <= PERFDATA_ASYNC_BUF) where the next write

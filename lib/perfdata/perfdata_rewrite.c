@@ -1,5 +1,6 @@
 /* perfdata_rewrite: see perfdata_rewrite.h. */
 #include "perfdata_rewrite.h"
+#include "perfdata_async.h"
 #include "perfdata_write.h"
 
 #include <stdlib.h>
@@ -10,8 +11,13 @@
  * queues one round at a time. */
 #define ROUND_RECORDS 4096
 
+/* The writer's queue (perfdata_async.h): zstd keeps up with the pass on another CPU; where it
+ * does not, the pass waits for a buffer. */
+#define REWRITE_QUEUE_BYTES (4u << 20)
+
 struct perfdata_rewrite {
 	struct perfdata_writer *out;
+	struct perfdata_async *async; /* compressing and writing out on its thread, or NULL */
 	char *path;
 	bool finished;
 	uint64_t in_round;
@@ -65,17 +71,26 @@ struct perfdata_rewrite *perfdata_rewrite_new(const char *path, const struct per
 		perfdata_rewrite_free(w);
 		return NULL;
 	}
+	/* (without the thread, written on the caller's: the same file) */
+	w->async = perfdata_async_start(out, REWRITE_QUEUE_BYTES, false);
 	return w;
+}
+
+/* A record written: a round ends every ROUND_RECORDS. */
+static int counted(struct perfdata_rewrite *w)
+{
+	if (++w->in_round < ROUND_RECORDS)
+		return 0;
+	w->in_round = 0;
+	return w->async ? perfdata_async_finished_round(w->async)
+			: perfdata_writer_finished_round(w->out);
 }
 
 static int put(struct perfdata_rewrite *w, const void *rec, size_t len)
 {
-	if (perfdata_writer_write(w->out, rec, len) < 0)
-		return -1;
-	if (++w->in_round < ROUND_RECORDS)
-		return 0;
-	w->in_round = 0;
-	return perfdata_writer_finished_round(w->out);
+	int rc = w->async ? perfdata_async_write(w->async, rec, len)
+			  : perfdata_writer_write(w->out, rec, len);
+	return rc < 0 ? -1 : counted(w);
 }
 
 /* User records the header or the compression already say (or the reader consumed). */
@@ -115,11 +130,18 @@ int perfdata_rewrite_sample(struct perfdata_rewrite *w, const struct perfdata_re
 		return 0; /* the reader delivers none such; nothing to attribute it to */
 	if (!(a->sample_type & PERF_SAMPLE_CALLCHAIN))
 		return put(w, rec->header, rec->header->size); /* no stack copy (checked at _new) */
-	size_t n = perfdata_sample_with_chain(a, rec->header, chain, nchain, w->buf);
+	/* built where the writer's thread takes it from, without a copy */
+	uint8_t *out = w->async ? perfdata_async_reserve(w->async, sizeof(w->buf)) : w->buf;
+	if (!out)
+		return -1;
+	size_t n = perfdata_sample_with_chain(a, rec->header, chain, nchain, out);
 	if (!n) /* a chain too long for the record: the one it came with */
-		n = perfdata_sample_with_chain(a, rec->header, s->callchain, s->nr_callchain,
-					       w->buf);
-	return n ? put(w, w->buf, n) : 0;
+		n = perfdata_sample_with_chain(a, rec->header, s->callchain, s->nr_callchain, out);
+	if (!n)
+		return 0;
+	if (!w->async)
+		return put(w, out, n);
+	return perfdata_async_commit(w->async, n) < 0 ? -1 : counted(w);
 }
 
 void perfdata_rewrite_stats(const struct perfdata_rewrite *w, uint64_t *records_bytes,
@@ -128,9 +150,17 @@ void perfdata_rewrite_stats(const struct perfdata_rewrite *w, uint64_t *records_
 	perfdata_writer_stats(w->out, records_bytes, file_bytes);
 }
 
+/* Everything queued written, the writer the caller's thread's again. */
+static int stop_async(struct perfdata_rewrite *w)
+{
+	int rc = w->async ? perfdata_async_stop(w->async, NULL) : 0;
+	w->async = NULL;
+	return rc;
+}
+
 int perfdata_rewrite_finish(struct perfdata_rewrite *w)
 {
-	if (perfdata_writer_finish(w->out, NULL) < 0)
+	if (stop_async(w) < 0 || perfdata_writer_finish(w->out, NULL) < 0)
 		return -1;
 	w->finished = true;
 	return 0;
@@ -140,6 +170,7 @@ void perfdata_rewrite_free(struct perfdata_rewrite *w)
 {
 	if (!w)
 		return;
+	stop_async(w);
 	perfdata_writer_free(w->out);
 	if (!w->finished)
 		unlink(w->path);

@@ -8,7 +8,9 @@
  * FINISHED_ROUND every few thousand; the attrs are the reader's without PERF_SAMPLE_REGS_USER
  * and PERF_SAMPLE_STACK_USER; the feature sections are the original's as they are (build-ids,
  * clock, tracing data, command line ...) but for the event descriptions, written for the new
- * attrs; the records are zstd-compressed (PERF_RECORD_COMPRESSED, as `perf record -z`).
+ * attrs; the records are zstd-compressed (PERF_RECORD_COMPRESSED, as `perf record -z`), on a
+ * thread of their own (perfdata_async.h) that the caller waits for only when it is a queue of
+ * 4 MiB behind.
  */
 #ifndef PC_PERFDATA_REWRITE_H
 #define PC_PERFDATA_REWRITE_H
@@ -26,7 +28,7 @@ int perfdata_rewrite_record(struct perfdata_rewrite *w, const struct perfdata_re
 /* A sample with this call chain (PERF_CONTEXT_* markers as the kernel writes them). */
 int perfdata_rewrite_sample(struct perfdata_rewrite *w, const struct perfdata_record *rec,
 			    const uint64_t *chain, size_t nchain);
-/* Bytes of records written, and their compressed size. */
+/* Bytes of records written, and their compressed size (after _finish()). */
 void perfdata_rewrite_stats(const struct perfdata_rewrite *w, uint64_t *records_bytes,
 			    uint64_t *file_bytes);
 int perfdata_rewrite_finish(struct perfdata_rewrite *w);

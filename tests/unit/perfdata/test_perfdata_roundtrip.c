@@ -131,7 +131,7 @@ static int copy_real(const struct real_file *f, const char *ours, const char *na
 	if (mode != COPY_PLAIN && perfdata_writer_compress(w, 1) < 0)
 		goto out;
 	struct perfdata_async *a = NULL;
-	if (mode == COPY_ASYNC && !(a = perfdata_async_start(w, 0)))
+	if (mode == COPY_ASYNC && !(a = perfdata_async_start(w, 0, true)))
 		goto out;
 	if (copy_records(w, f, a, mode) < 0) {
 		if (a)
