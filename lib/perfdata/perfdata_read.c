@@ -77,6 +77,7 @@ void perfdata_reader_free(struct perfdata_reader *r)
 		return;
 	if (r->map)
 		munmap((void *)r->map, r->map_size);
+	decomp_ahead_free(r->ahead);
 	ordered_events_free(r->oe);
 	ZSTD_freeDCtx(r->zstd);
 	oe_block_put(r->decomp);
@@ -184,6 +185,26 @@ static int decompress(struct perfdata_reader *r, const struct perf_event_header 
 		r->zstd = ZSTD_createDCtx();
 	if (!r->zstd)
 		return pc_err("%s: cannot create a zstd decompression context", r->path);
+	if (r->decompress_ahead && !r->ahead && !r->decomp) {
+		/* from the first COMPRESSED record on (nothing decompressed here yet) */
+		r->ahead =
+		    decomp_ahead_start(r->map, offset, r->data_end, MAX_DECOMPRESSED, r->path);
+		if (!r->ahead)
+			log_warn("%s; decompressing on the reader's thread", pc_strerror());
+		r->decompress_ahead = r->ahead != NULL;
+	}
+	if (r->ahead) {
+		struct oe_block *b = decomp_ahead_next(r->ahead, offset);
+		if (!b)
+			return -1;
+		/* (the thread carries a cut-off record over itself: nothing is left here but
+		 * after a record whose size was bad, and the reading stops at that) */
+		oe_block_put(r->decomp);
+		r->decomp = b;
+		r->decomp_head = 0;
+		r->decomp_offset = offset;
+		return 0;
+	}
 	struct oe_block *b = oe_block_new();
 	if (r->decomp) {
 		size_t left = r->decomp->len - r->decomp_head;
@@ -422,6 +443,12 @@ int perfdata_reader_next(struct perfdata_reader *r, struct perfdata_record *rec)
 		    from_decomp ? r->decomp->data + r->decomp_head - h->size : NULL;
 		ordered_events_queue(r->oe, t, offset, in_block, r->decomp);
 	}
+}
+
+void perfdata_reader_decompress_ahead(struct perfdata_reader *r)
+{
+	if (!r->decomp)
+		r->decompress_ahead = true;
 }
 
 size_t perfdata_reader_nr_evsels(const struct perfdata_reader *r)

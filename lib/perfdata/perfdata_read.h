@@ -42,6 +42,10 @@ struct perfdata_record {
 
 struct perfdata_reader *perfdata_reader_open(const char *path);
 void perfdata_reader_free(struct perfdata_reader *r);
+/* From now on, PERF_RECORD_COMPRESSED records are decompressed on a thread ahead of
+ * perfdata_reader_next() (decomp_ahead.h): the same records, less work on the caller's
+ * thread.  Before the first record is read. */
+void perfdata_reader_decompress_ahead(struct perfdata_reader *r);
 
 /* 1 = a record in *rec, 0 = end of data, -1 = error (message in pc_strerror(); the records
  * before it were good; calling again goes on with the next record, or returns 0 when the

@@ -5,6 +5,7 @@
 #ifndef PC_PERFDATA_READ_INT_H
 #define PC_PERFDATA_READ_INT_H
 
+#include "decomp_ahead.h"
 #include "ordered_events.h"
 #include "perfdata_read.h"
 
@@ -46,8 +47,10 @@ struct perfdata_reader {
 
 	/* record stream (perfdata_read.c) */
 	struct ordered_events *oe;
-	void *zstd;		 /* ZSTD_DCtx */
-	struct oe_block *decomp; /* decompressed bytes, not yet consumed from decomp_head */
+	void *zstd;		    /* ZSTD_DCtx */
+	bool decompress_ahead;	    /* perfdata_reader_decompress_ahead() */
+	struct decomp_ahead *ahead; /* started at the first COMPRESSED record */
+	struct oe_block *decomp;    /* decompressed bytes, not yet consumed from decomp_head */
 	size_t decomp_head;
 	uint64_t decomp_offset;	    /* file offset of the COMPRESSED record they came from */
 	struct oe_block *delivered; /* the block of the record handed out last, put on the

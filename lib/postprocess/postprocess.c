@@ -485,6 +485,9 @@ static int symbolize(const struct postprocess_opts *o, const char *out_dir,
 		log_info("cannot read %s: %s", o->perf_data, pc_strerror());
 		return -1;
 	}
+	/* zstd beside the pass where there is a CPU for it (decomp_ahead.h) */
+	if (usable_cpus() > 1)
+		perfdata_reader_decompress_ahead(p.reader);
 	p.nr_evsels = perfdata_reader_nr_evsels(p.reader);
 	p.evsel_samples = xcalloc(p.nr_evsels + 1, sizeof(*p.evsel_samples));
 	log_header(&p);

@@ -268,12 +268,16 @@ struct read_result {
 	uint64_t data_pos;
 };
 
+static bool read_ahead; /* read_all() decompresses on a thread ahead (decomp_ahead.h) */
+
 static void read_all(const char *path, struct read_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	struct perfdata_reader *r = perfdata_reader_open(path);
 	if (!r)
 		return;
+	if (read_ahead)
+		perfdata_reader_decompress_ahead(r);
 	res->opened = true;
 	struct perfdata_record rec;
 	int ret;
@@ -294,6 +298,22 @@ static void read_all(const char *path, struct read_result *res)
 	res->truncated = perfdata_reader_truncated(r);
 	res->data_pos = perfdata_reader_data_pos(r);
 	perfdata_reader_free(r);
+}
+
+/* read_all() both ways: the same records, samples, errors and end whether the compressed
+ * records are decompressed ahead on a thread or by the reader itself. */
+static void read_both(const char *path, struct read_result *res)
+{
+	read_all(path, res);
+	read_ahead = true;
+	struct read_result a;
+	read_all(path, &a);
+	read_ahead = false;
+	CHECK(a.opened == res->opened && a.truncated == res->truncated);
+	CHECK_EQ_U64(a.errors, res->errors);
+	CHECK_EQ_U64(a.records, res->records);
+	CHECK(a.n == res->n && (!a.n || !memcmp(a.s, res->s, a.n * sizeof(*a.s))));
+	free(a.s);
 }
 
 static char *tmpdir;
@@ -458,7 +478,7 @@ static char *perf_record(const char *name, const char *opts, const char *workloa
 static void check_file(const char *path, bool header)
 {
 	struct read_result res;
-	read_all(path, &res);
+	read_both(path, &res);
 	CHECK(res.opened);
 	CHECK_EQ_U64(res.errors, 0);
 	CHECK(!res.truncated);
@@ -523,7 +543,7 @@ static char *record_killed(void)
 static void check_killed(const char *path)
 {
 	struct read_result res;
-	read_all(path, &res);
+	read_both(path, &res);
 	CHECK(res.opened);
 	CHECK(res.truncated);
 	CHECK(res.n > 0);
@@ -768,7 +788,7 @@ static void check_synthetic(void)
 	compress_records(&data, &zdata);
 	char *zpath = write_synthetic(&zdata, true, true);
 	struct read_result zres;
-	read_all(zpath, &zres);
+	read_both(zpath, &zres);
 	CHECK(zres.opened && !zres.truncated && zres.errors == 0);
 	CHECK_EQ_U64(zres.n, res.n);
 	CHECK(zres.n == res.n && !memcmp(zres.s, res.s, res.n * sizeof(*res.s)));
@@ -828,7 +848,9 @@ static void fuzz(char *const *paths, size_t npaths, int iterations)
 		CHECK(fd >= 0 && write_all(fd, buf, len) == 0);
 		close(fd);
 		struct read_result res;
+		read_ahead = (it / (int)npaths) % 2; /* damaged data decompressed ahead too */
 		read_all(path, &res);
+		read_ahead = false;
 		if (mode == 2 && res.opened)
 			CHECK(res.n <= base[b].samples);
 		free(res.s);
