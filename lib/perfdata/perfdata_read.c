@@ -75,9 +75,9 @@ void perfdata_reader_free(struct perfdata_reader *r)
 {
 	if (!r)
 		return;
+	decomp_ahead_free(r->ahead); /* its thread reads the map */
 	if (r->map)
 		munmap((void *)r->map, r->map_size);
-	decomp_ahead_free(r->ahead);
 	ordered_events_free(r->oe);
 	ZSTD_freeDCtx(r->zstd);
 	oe_block_put(r->decomp);
