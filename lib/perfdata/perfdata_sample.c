@@ -3,6 +3,7 @@
 #include "perfdata_sample.h"
 #include "base/span.h"
 
+#include <stddef.h>
 #include <string.h>
 
 /* n u64s of the body: false (and b bad) when it has fewer left. */
@@ -193,8 +194,9 @@ size_t perfdata_sample_pack_stack(const struct perf_event_attr *attr,
 	size_t after = t.stack_at + t.stack_len;
 	memcpy(o + n, rec + after, h->size - after);
 	n += h->size - after;
-	struct perf_event_header *oh = out;
-	oh->size = (uint16_t)n;
+	uint16_t new_size = (uint16_t)n; /* (out in a writer's buffer: any alignment) */
+	memcpy((uint8_t *)out + offsetof(struct perf_event_header, size), &new_size,
+	       sizeof(new_size));
 	if (parsed)
 		*parsed = s;
 	return n;
@@ -227,8 +229,9 @@ size_t perfdata_sample_with_chain(const struct perf_event_attr *attr,
 	memcpy(o + k, rec + chain_end, cut_at - chain_end);
 	k += cut_at - chain_end;
 	memcpy(o + k, rec + cut_end, h->size - cut_end);
-	struct perf_event_header *oh = out;
-	oh->size = (uint16_t)n;
+	/* (out may sit misaligned: after odd-sized records in a writer's buffer) */
+	uint16_t size = (uint16_t)n;
+	memcpy(o + offsetof(struct perf_event_header, size), &size, sizeof(size));
 	return n;
 }
 

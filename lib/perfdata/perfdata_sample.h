@@ -67,8 +67,8 @@ void perfdata_attr_fold_regs(struct perf_event_attr *attr);
 size_t perfdata_sample_pack_stack(const struct perf_event_attr *attr,
 				  const struct perf_event_header *h, bool fold_regs, void *out,
 				  struct perf_sample *parsed);
-/* A sample of attr rewritten into out (UINT16_MAX bytes at most) with chain as its callchain
- * and without its user registers and stack copy (for an attr given
+/* A sample of attr rewritten into out (UINT16_MAX bytes at most, any alignment) with chain as its
+ * callchain and without its user registers and stack copy (for an attr given
  * perfdata_attr_drop_user_stack()): the unwound form, as `perf inject` writes it.  Returns
  * the new size; 0 when h is no sample with a callchain or the result would not fit. */
 size_t perfdata_sample_with_chain(const struct perf_event_attr *attr,
