@@ -391,6 +391,18 @@ static int give(void *arg, uint8_t **buf, size_t *cap, size_t len)
 	return 0;
 }
 
+/* The end of a comparison: both writers flushed (each without error), as many bytes from
+ * each, both freed and their memstreams closed (their text then in the caller's buffers). */
+static void close_pair(struct script_writer *plain, struct script_writer *w, FILE *wf, FILE *gf)
+{
+	CHECK(script_writer_flush(plain) == 0 && script_writer_flush(w) == 0);
+	CHECK_EQ_U64(script_writer_bytes(w), script_writer_bytes(plain));
+	script_writer_free(plain);
+	script_writer_free(w);
+	fclose(wf);
+	fclose(gf);
+}
+
 /* Text handed over whole comes out as the FILE alone would have it: in order, with a
  * sample longer than a piece written the usual way, offers refused, and the buffer the
  * callback gives back used for what follows. */
@@ -425,12 +437,7 @@ static void test_give(void)
 		CHECK(script_writer_sample(plain, &s) == 0);
 		CHECK(script_writer_sample(w, &s) == 0);
 	}
-	CHECK(script_writer_flush(plain) == 0 && script_writer_flush(w) == 0);
-	CHECK_EQ_U64(script_writer_bytes(w), script_writer_bytes(plain));
-	script_writer_free(plain);
-	script_writer_free(w);
-	fclose(wf);
-	fclose(gf);
+	close_pair(plain, w, wf, gf);
 	CHECK(g.taken > 10 && g.offers > g.taken);
 	CHECK(g.max_len > g.piece / 2);
 	CHECK(gl == wl && !memcmp(got, want, wl));
@@ -503,12 +510,7 @@ static void test_parallel(void)
 			CHECK(script_writer_sample(plain, &s) == 0);
 			CHECK(script_writer_sample(w, &s) == 0);
 		}
-		CHECK(script_writer_flush(plain) == 0 && script_writer_flush(w) == 0);
-		CHECK_EQ_U64(script_writer_bytes(w), script_writer_bytes(plain));
-		script_writer_free(plain);
-		script_writer_free(w);
-		fclose(wf);
-		fclose(gf);
+		close_pair(plain, w, wf, gf);
 		printf("parallel text: %d workers, batches of %zu bytes%s: %zu bytes\n",
 		       runs[r].workers, runs[r].batch, runs[r].give ? ", handed over" : "", gl);
 		CHECK(wl > 10000000 / 4);
