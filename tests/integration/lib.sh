@@ -207,6 +207,10 @@ nettrace_blocks() {
 # the running processes are synthesized).  Sets collector (its pid); killed at exit.
 start_collect() {
 	local name=$1; shift
+	# (the last run's file goes first: the child truncates it only once it runs, and a
+	# loaded machine let the wait below read the last run's "Collecting", send SIGINT before
+	# the collector took it, and wait for a "Writing" that never came: collect_kill)
+	rm -f "$name.err"
 	"$PC" collect "$name" "$@" 2>"$name.err" &
 	collector=$!
 	cleanup_hooks+=("kill -9 $collector 2>/dev/null")
