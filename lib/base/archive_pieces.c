@@ -8,7 +8,6 @@
 #include "archive_int.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -140,18 +139,13 @@ int pieces_start(struct archive_writer *w)
 		w->slots[i].in = xmalloc(PIECE);
 		w->slots[i].out = xmalloc(deflate_chunk_bound(PIECE));
 	}
-	/* Signals stay with the caller's thread. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	int rc = 0;
 	for (int i = 0; i < n; i++) {
-		rc = pthread_create(&w->workers[i], NULL, worker, w);
+		rc = thread_start_nosignals(&w->workers[i], worker, w);
 		if (rc)
 			break;
 		w->nworkers++;
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return w->nworkers ? 0 : rc;
 }
 

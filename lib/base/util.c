@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <sched.h>
+#include <signal.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -529,6 +530,16 @@ int usable_cpus(void)
 	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) < n)
 		n = CPU_COUNT(&set);
 	return n < 1 ? 1 : n > INT32_MAX ? INT32_MAX : (int)n;
+}
+
+int thread_start_nosignals(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int err = pthread_create(t, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return err;
 }
 
 struct progress {

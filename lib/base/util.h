@@ -7,6 +7,7 @@
 #ifndef PC_UTIL_H
 #define PC_UTIL_H
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -109,6 +110,10 @@ uint64_t monotonic_ns(void);
 
 /* CPUs this process may run on: the online ones, fewer under taskset or a cpuset; >= 1. */
 int usable_cpus(void);
+
+/* fn(arg) on a new thread with every signal blocked, so that signals stay with the caller's
+ * thread (a worker's job is never interrupted).  0, or pthread_create()'s error number. */
+int thread_start_nosignals(pthread_t *t, void *(*fn)(void *), void *arg);
 
 /* Progress on a terminal (stderr is a tty); silent otherwise. */
 struct progress;

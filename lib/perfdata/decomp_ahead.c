@@ -7,7 +7,6 @@
 #include "perf_abi.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -83,35 +82,30 @@ static void queue_pending(struct decomp_ahead *d, struct oe_block *next)
 			b->len = whole;
 		}
 	}
-	if (b && b->len && b->cap - b->len >= 4096) { /* zstd's room back to the heap */
-		b->data = xrealloc(b->data, b->len);
-		b->cap = b->len;
-	}
+	if (b)
+		oe_block_fit(b);
 	push(d, d->pending);
 	d->has_pending = false;
 }
 
-/* One COMPRESSED record's bytes appended to b; NULL or the error. */
-static char *decompress_into(struct decomp_ahead *d, struct oe_block *b, const uint8_t *src,
-			     size_t len, uint64_t offset)
+int decomp_append(void *zstd, struct oe_block *b, const void *src, size_t len, size_t max,
+		  const char *path, uint64_t offset)
 {
 	ZSTD_inBuffer in = {src, len, 0};
 	for (;;) {
 		size_t room = ZSTD_DStreamOutSize();
-		if (b->len + room > d->max_block)
-			return xasprintf(
-			    "%s: compressed record at offset %llu expands beyond %zu MiB", d->path,
-			    (unsigned long long)offset, d->max_block >> 20);
+		if (b->len + room > max)
+			return pc_err("%s: compressed record at offset %llu expands beyond %zu MiB",
+				      path, (unsigned long long)offset, max >> 20);
 		grow_array((void **)&b->data, &b->cap, b->len + room, 1);
 		ZSTD_outBuffer out = {b->data, b->cap, b->len};
-		size_t ret = ZSTD_decompressStream(d->zstd, &out, &in);
+		size_t ret = ZSTD_decompressStream(zstd, &out, &in);
 		if (ZSTD_isError(ret))
-			return xasprintf("%s: bad zstd data in the record at offset %llu: %s",
-					 d->path, (unsigned long long)offset,
-					 ZSTD_getErrorName(ret));
+			return pc_err("%s: bad zstd data in the record at offset %llu: %s", path,
+				      (unsigned long long)offset, ZSTD_getErrorName(ret));
 		b->len = out.pos;
 		if (in.pos == in.size && out.pos < out.size)
-			return NULL;
+			return 0;
 	}
 }
 
@@ -128,10 +122,7 @@ static bool next_record(struct decomp_ahead *d, struct perf_event_header *h, uin
 	*at = d->pos;
 	d->pos += h->size;
 	uint64_t payload = 0;
-	if (h->type == PERF_RECORD_AUXTRACE && h->size >= 16)
-		payload = load_le64(d->map + *at + 8);
-	else if (h->type == PERF_RECORD_HEADER_TRACING_DATA && h->size >= 12)
-		payload = load_le32(d->map + *at + 8);
+	perf_record_payload(d->map + *at, &payload);
 	if (payload > d->end - d->pos)
 		return false;
 	d->pos += payload;
@@ -148,10 +139,10 @@ static void *ahead_main(void *arg)
 			continue;
 		struct oe_block *b = oe_block_new();
 		queue_pending(d, b);
-		char *err = decompress_into(d, b, d->map + at + sizeof(h), h.size - sizeof(h), at);
-		if (err) {
+		if (decomp_append(d->zstd, b, d->map + at + sizeof(h), h.size - sizeof(h),
+				  d->max_block, d->path, at) < 0) {
 			oe_block_put(b);
-			push(d, (struct ahead_entry){at, NULL, err});
+			push(d, (struct ahead_entry){at, NULL, xstrdup(pc_strerror())});
 			break;
 		}
 		d->pending = (struct ahead_entry){at, b, NULL};
@@ -182,12 +173,7 @@ struct decomp_ahead *decomp_ahead_start(const uint8_t *map, uint64_t from, uint6
 		decomp_ahead_free(d);
 		return NULL;
 	}
-	/* Signals stay with the caller's thread. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int err = pthread_create(&d->thread, NULL, ahead_main, d);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int err = thread_start_nosignals(&d->thread, ahead_main, d);
 	d->started = !err;
 	if (err) {
 		pc_err("cannot start a thread to decompress %s: %s", path, strerror(err));

@@ -25,6 +25,12 @@
 
 struct decomp_ahead;
 
+/* One COMPRESSED record's payload src[0, len), decompressed with the stream's zstd state
+ * (a ZSTD_DCtx) onto the end of b, which grows; b holding more than max bytes is an error.
+ * 0, or -1 with pc_err() naming path and the record's file offset.  The reader's own
+ * decompression and the thread's both. */
+int decomp_append(void *zstd, struct oe_block *b, const void *src, size_t len, size_t max,
+		  const char *path, uint64_t offset);
 /* Starts the thread on map[from, end) (from: a COMPRESSED record); max_block bounds what
  * one block may expand to.  NULL with pc_err() when no thread starts. */
 struct decomp_ahead *decomp_ahead_start(const uint8_t *map, uint64_t from, uint64_t end,

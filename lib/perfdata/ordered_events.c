@@ -48,6 +48,14 @@ void oe_block_put(struct oe_block *b)
 	}
 }
 
+void oe_block_fit(struct oe_block *b)
+{
+	if (b->len && b->cap - b->len >= 4096) {
+		b->data = xrealloc(b->data, b->len);
+		b->cap = b->len;
+	}
+}
+
 void ordered_events_free(struct ordered_events *oe)
 {
 	if (!oe)

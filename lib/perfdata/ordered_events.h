@@ -31,6 +31,9 @@ struct oe_block {
 
 struct oe_block *oe_block_new(void);   /* one reference, the caller's */
 void oe_block_put(struct oe_block *b); /* NULL: nothing */
+/* The room past len back to the heap, in place, where it is a page or more (zstd's room for
+ * output): a block lives while its records wait to be ordered. */
+void oe_block_fit(struct oe_block *b);
 
 struct oe_entry {
 	uint64_t time;

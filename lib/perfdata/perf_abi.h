@@ -5,7 +5,10 @@
 #ifndef PC_PERF_ABI_H
 #define PC_PERF_ABI_H
 
+#include "base/span.h"
+
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" little-endian */
@@ -114,5 +117,23 @@ struct perf_build_id_entry {
 			      /* char filename[]; */
 };
 #define PERF_RECORD_MISC_BUILD_ID_SIZE (1 << 15)
+
+/* Whether the record at rec is followed by bytes outside its header's size, and how many
+ * (*size): PERF_RECORD_AUXTRACE's trace data (its u64 size) and
+ * PERF_RECORD_HEADER_TRACING_DATA's tracing data (its u32).  rec is read for its header's
+ * size, at any alignment. */
+static inline bool perf_record_payload(const void *rec, uint64_t *size)
+{
+	const uint8_t *p = rec;
+	uint32_t type = load_le32(p);
+	uint16_t len = load_le16(p + 6);
+	if (type == PERF_RECORD_AUXTRACE && len >= 16)
+		*size = load_le64(p + 8);
+	else if (type == PERF_RECORD_HEADER_TRACING_DATA && len >= 12)
+		*size = load_le32(p + 8);
+	else
+		return false;
+	return true;
+}
 
 #endif

@@ -104,11 +104,7 @@ static const struct perf_event_header *aligned(struct perfdata_reader *r, const 
 static int skip_payload(struct perfdata_reader *r, const struct perf_event_header *h)
 {
 	uint64_t size;
-	if (h->type == PERF_RECORD_AUXTRACE && h->size >= 16)
-		size = load_le64(h + 1);
-	else if (h->type == PERF_RECORD_HEADER_TRACING_DATA && h->size >= 12)
-		size = load_le32(h + 1);
-	else
+	if (!perf_record_payload(h, &size))
 		return 0;
 	if (size > r->data_end - r->pos) {
 		r->truncated = true;
@@ -219,29 +215,11 @@ static int decompress(struct perfdata_reader *r, const struct perf_event_header 
 	r->decomp_head = 0;
 	r->decomp_offset = offset;
 
-	ZSTD_inBuffer in = {h + 1, h->size - sizeof(*h), 0};
-	for (;;) {
-		size_t room = ZSTD_DStreamOutSize();
-		if (b->len + room > MAX_DECOMPRESSED)
-			return pc_err("%s: compressed record at offset %llu expands beyond %u MiB",
-				      r->path, (unsigned long long)offset, MAX_DECOMPRESSED >> 20);
-		grow_array((void **)&b->data, &b->cap, b->len + room, 1);
-		ZSTD_outBuffer out = {b->data, b->cap, b->len};
-		size_t ret = ZSTD_decompressStream(r->zstd, &out, &in);
-		if (ZSTD_isError(ret))
-			return pc_err("%s: bad zstd data in the record at offset %llu: %s", r->path,
-				      (unsigned long long)offset, ZSTD_getErrorName(ret));
-		b->len = out.pos;
-		if (in.pos == in.size && out.pos < out.size) {
-			/* the room left for zstd back to the heap (in place): a block lives while
-			 * its records wait to be ordered */
-			if (b->len && b->cap - b->len >= 4096) {
-				b->data = xrealloc(b->data, b->len);
-				b->cap = b->len;
-			}
-			return 0;
-		}
-	}
+	if (decomp_append(r->zstd, b, h + 1, h->size - sizeof(*h), MAX_DECOMPRESSED, r->path,
+			  offset) < 0)
+		return -1;
+	oe_block_fit(b);
+	return 0;
 }
 
 /* perf's evlist__event2evsel(): one attr is the attr; else the record's id says which,

@@ -5,7 +5,6 @@
 #include "script_format.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,15 +147,11 @@ struct script_pool *script_pool_new(int workers, int name_width, size_t piece, s
 	p->ring = xcalloc(p->nslots, sizeof(*p->ring));
 	p->threads = xcalloc(workers, sizeof(*p->threads));
 	p->fmt = xcalloc(workers, sizeof(*p->fmt));
-	/* Signals stay with the caller's thread. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (int i = 0; i < workers; i++) {
 		struct worker_arg *wa = xmalloc(sizeof(*wa));
 		*wa = (struct worker_arg){p, i};
 		p->fmt[i] = script_format_new(name_width);
-		if (pthread_create(&p->threads[i], NULL, worker, wa) != 0) {
+		if (thread_start_nosignals(&p->threads[i], worker, wa) != 0) {
 			script_format_free(p->fmt[i]);
 			p->fmt[i] = NULL;
 			free(wa);
@@ -164,7 +159,6 @@ struct script_pool *script_pool_new(int workers, int name_width, size_t piece, s
 		}
 		p->nthreads++;
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!p->nthreads) {
 		script_pool_free(p);
 		return NULL;
