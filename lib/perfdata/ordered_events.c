@@ -197,6 +197,13 @@ bool ordered_events_pop(struct ordered_events *oe, struct oe_entry *out)
 	return true;
 }
 
+const struct oe_entry *ordered_events_peek(const struct ordered_events *oe, size_t k)
+{
+	if (!oe->releasing || oe->released.n - oe->next <= k)
+		return NULL;
+	return &oe->released.e[oe->next + k];
+}
+
 uint64_t ordered_events_min_offset(const struct ordered_events *oe, uint64_t limit)
 {
 	uint64_t low = limit;

@@ -59,6 +59,9 @@ void ordered_events_final(struct ordered_events *oe);
 /* The next released entry in time order; false when none is released (more input needed).
  * Nothing may be queued while released entries remain (the reader drains them first). */
 bool ordered_events_pop(struct ordered_events *oe, struct oe_entry *out);
+/* The entry k places after the next one pop() gives (k = 0: that next one) when it is
+ * already released, else NULL: the reader prefetches the records it delivers next. */
+const struct oe_entry *ordered_events_peek(const struct ordered_events *oe, size_t k);
 size_t ordered_events_count(const struct ordered_events *oe);
 /* The lowest file offset a queued record is read from again (records held as a copy do
  * not count), or limit if it is lower.  A scan of the queue: call it now and then. */

@@ -127,12 +127,34 @@ static void test_parse_sample(void)
 
 /* ---- perf's round rule ---- */
 
+static uint64_t tag(const struct oe_entry *e)
+{
+	return e->time * 100 + e->file_offset; /* time and arrival tag together */
+}
+
+/* Pops every released entry; peek() must show each one before it is popped, and the one
+ * after it (the reader's prefetch). */
 static size_t pop_all(struct ordered_events *oe, uint64_t *out)
 {
 	struct oe_entry e;
 	size_t n = 0;
-	while (ordered_events_pop(oe, &e))
-		out[n++] = e.time * 100 + e.file_offset; /* time and arrival tag together */
+	bool have_second = false;
+	uint64_t second = 0;
+	for (;;) {
+		const struct oe_entry *p0 = ordered_events_peek(oe, 0);
+		const struct oe_entry *p1 = ordered_events_peek(oe, 1);
+		uint64_t first = p0 ? tag(p0) : 0;
+		if (have_second)
+			CHECK(p0 && first == second);
+		have_second = p1 != NULL;
+		second = p1 ? tag(p1) : 0;
+		if (!ordered_events_pop(oe, &e)) {
+			CHECK(!p0);
+			break;
+		}
+		CHECK(p0 && first == tag(&e));
+		out[n++] = tag(&e);
+	}
 	return n;
 }
 
