@@ -212,25 +212,29 @@ size_t deflate_chunk(struct deflate_chunker *c, enum deflate_effort effort, cons
 
 /* Already compressed data (zstd, xz) has about 8 bits of entropy a byte; anything that
  * deflate can shrink by a useful amount has clearly less.  Near uniform, the entropy falls
- * short of 8 bits by chi2 / (2 len ln 2), so "more than 7.5 bits" is chi2 < 0.69 len, where
- * chi2 = 256 sum(c^2) / len - len over the byte counts c. */
+ * short of 8 bits by chi2 / (2 n ln 2), so "more than 7.5 bits" is chi2 < 0.69 n, where
+ * chi2 = 256 sum(c^2) / n - n over the counts c of the n bytes looked at.  Every third
+ * byte is looked at (3 is prime to the 8-byte fields of perf's records, so each byte of a
+ * field counts alike): the test of a whole 64 KiB block cost as much as deflating it the
+ * fast way, 3 % of a merge of a perf record trace (bench/README.md, "Every third byte"). */
 static bool looks_compressed(const uint8_t *p, size_t len)
 {
+	enum { STRIDE = 3 };
 	/* four tables keep the increments independent (one table's store-to-load chain on
 	 * repeated bytes made this a few percent of a merge) */
 	uint32_t count[4][256] = {{0}};
-	size_t n = len, i = 0;
-	for (; i + 4 <= len; i += 4) {
+	size_t i = 0, n = 0;
+	for (; i + 4 * STRIDE <= len; i += 4 * STRIDE, n += 4) {
 		count[0][p[i]]++;
-		count[1][p[i + 1]]++;
-		count[2][p[i + 2]]++;
-		count[3][p[i + 3]]++;
+		count[1][p[i + STRIDE]]++;
+		count[2][p[i + 2 * STRIDE]]++;
+		count[3][p[i + 3 * STRIDE]]++;
 	}
-	for (; i < len; i++)
+	for (; i < len; i += STRIDE, n++)
 		count[0][p[i]]++;
 	uint64_t sum = 0;
-	for (int i = 0; i < 256; i++) {
-		uint64_t c = (uint64_t)count[0][i] + count[1][i] + count[2][i] + count[3][i];
+	for (int b = 0; b < 256; b++) {
+		uint64_t c = (uint64_t)count[0][b] + count[1][b] + count[2][b] + count[3][b];
 		sum += c * c;
 	}
 	return 256 * sum * 16 < (uint64_t)n * n * 27;
