@@ -12,6 +12,14 @@ static bool skip_u64s(struct span *b, uint64_t n)
 	return span_take(b, n <= SIZE_MAX / 8 ? n * 8 : SIZE_MAX) != NULL;
 }
 
+/* The header's size of a record built in out, which may sit misaligned (after odd-sized
+ * records in a writer's buffer): written bytewise. */
+static void set_record_size(void *out, size_t n)
+{
+	uint16_t size = (uint16_t)n;
+	memcpy((uint8_t *)out + offsetof(struct perf_event_header, size), &size, sizeof(size));
+}
+
 /* u64 holding {u32 a; u32 b;} as the kernel lays it out (little-endian host). */
 static void split_u32(uint64_t v, uint32_t *lo, uint32_t *hi)
 {
@@ -194,9 +202,7 @@ size_t perfdata_sample_pack_stack(const struct perf_event_attr *attr,
 	size_t after = t.stack_at + t.stack_len;
 	memcpy(o + n, rec + after, h->size - after);
 	n += h->size - after;
-	uint16_t new_size = (uint16_t)n; /* (out in a writer's buffer: any alignment) */
-	memcpy((uint8_t *)out + offsetof(struct perf_event_header, size), &new_size,
-	       sizeof(new_size));
+	set_record_size(out, n);
 	if (parsed)
 		*parsed = s;
 	return n;
@@ -229,9 +235,7 @@ size_t perfdata_sample_with_chain(const struct perf_event_attr *attr,
 	memcpy(o + k, rec + chain_end, cut_at - chain_end);
 	k += cut_at - chain_end;
 	memcpy(o + k, rec + cut_end, h->size - cut_end);
-	/* (out may sit misaligned: after odd-sized records in a writer's buffer) */
-	uint16_t size = (uint16_t)n;
-	memcpy(o + offsetof(struct perf_event_header, size), &size, sizeof(size));
+	set_record_size(out, n);
 	return n;
 }
 
