@@ -18,7 +18,8 @@
 #   sudo bench/recorder.sh --cost ROUNDS BUILD_DIR...       # the workload's cost of sampling
 #   sudo bench/recorder.sh --drain ROUNDS BUILD_DIR...      # the drain's CPU per sample
 # --cost: BUILD_DIR/bench/lcg (the first's), a fixed CPU loop, in Mops per CPU-second alone,
-# under perf record -F 10000 -a -g and under each build's collect -freq 10000.
+# under perf record -F 10000 -a -g and under each build's collect -freq 10000
+# (COST_FREQ=1000 for perfcollect's default rate; COST_STEPS: the loop's steps, 500 M).
 # --drain: collect -freq 10000 system-wide for 10 s; the CPU time (user + system) of the
 # drain (the main thread) and of the perf.data writer's thread, read just before the stop,
 # per sample written.
@@ -93,26 +94,27 @@ pair10k() { # pair10k BUILD ROUND
 
 # cost_under WHAT: the loop's Mops per CPU-second while WHAT records (alone: nothing).
 lcg=${builds[0]:-$build}/bench/lcg
+cost_freq=${COST_FREQ:-10000} cost_steps=${COST_STEPS:-500000000}
 cost_under() {
 	local what=$1 rec=
 	rm -rf k.trace k.trace.zip k.nettrace k.data k.err
 	case $what in
 	alone) ;;
 	perf)
-		perf record -q -F 10000 -a -g -e cpu-clock -o k.data 2>k.err &
+		perf record -q -F "$cost_freq" -a -g -e cpu-clock -o k.data 2>k.err &
 		rec=$!
 		# (perf writes the file's header once its events are open)
 		while [ ! -s k.data ]; do sleep 0.05; done
 		;;
 	*)
-		"$what/perfcollect-c" collect k -freq 10000 2>k.err &
+		"$what/perfcollect-c" collect k -freq "$cost_freq" 2>k.err &
 		rec=$!
 		while ! grep -qs Collecting k.err; do sleep 0.05; done
 		;;
 	esac
 	local load0 ops
 	load0=$(loadavg)
-	ops=$("$lcg")
+	ops=$("$lcg" "$cost_steps")
 	[ -n "$rec" ] && kill -INT "$rec" && wait "$rec"
 	echo "  ${what}: $ops Mops per CPU-second; load $load0-$(loadavg)"
 }
@@ -164,7 +166,7 @@ case $mode in
 	exit 0
 	;;
 --cost)
-	echo "== the workload's cost: $lcg, Mops per CPU-second ($rounds rounds) =="
+	echo "== the workload's cost at $cost_freq Hz: $lcg, $cost_steps steps, Mops per CPU-second ($rounds rounds) =="
 	in_turn cost_round
 	exit 0
 	;;
