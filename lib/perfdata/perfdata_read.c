@@ -352,6 +352,12 @@ static void drop_behind(struct perfdata_reader *r)
 	r->drop_next = r->pos + DROP_STEP;
 }
 
+/* A queued record's bytes: its copy, or where it sits in the map. */
+static const uint8_t *entry_record(const struct perfdata_reader *r, const struct oe_entry *e)
+{
+	return e->copy ? e->copy : r->map + e->file_offset;
+}
+
 /* The records delivered after this one, into the cache while the caller works on this one:
  * they were written by another CPU (the decompression thread) or sit in the map, and the
  * first touch of a sample's stack copy was a quarter of the unwinder's time (perf annotate:
@@ -362,14 +368,13 @@ static void prefetch_next(const struct perfdata_reader *r)
 	const struct oe_entry *n = ordered_events_peek(r->oe, 0);
 	if (!n)
 		return;
-	const uint8_t *h = n->copy ? n->copy : r->map + n->file_offset;
-	uint16_t size;
-	memcpy(&size, h + 6, 2);
+	const uint8_t *h = entry_record(r, n);
+	uint16_t size = load_le16(h + 6);
 	for (unsigned off = 64; off < size; off += 64)
 		__builtin_prefetch(h + off);
 	const struct oe_entry *n2 = ordered_events_peek(r->oe, 1);
 	if (n2)
-		__builtin_prefetch(n2->copy ? n2->copy : r->map + n2->file_offset);
+		__builtin_prefetch(entry_record(r, n2));
 }
 
 int perfdata_reader_next(struct perfdata_reader *r, struct perfdata_record *rec)
@@ -382,11 +387,9 @@ int perfdata_reader_next(struct perfdata_reader *r, struct perfdata_record *rec)
 		struct oe_entry e;
 		if (ordered_events_pop(r->oe, &e)) {
 			prefetch_next(r);
-			const void *h = e.copy ? e.copy : r->map + e.file_offset;
+			const uint8_t *h = entry_record(r, &e);
 			r->delivered = e.block;
-			uint16_t size;
-			memcpy(&size, (const uint8_t *)h + 6, 2);
-			int ret = deliver(r, aligned(r, h, size), e.file_offset, rec);
+			int ret = deliver(r, aligned(r, h, load_le16(h + 6)), e.file_offset, rec);
 			if (ret)
 				return ret;
 			oe_block_put(r->delivered);
